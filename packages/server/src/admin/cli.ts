@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs'
+import { request } from 'node:http'
+import { Command, InvalidArgumentError, Option } from 'commander'
+import { databaseBlobStore } from '../adapters/blob-store.ts'
+import { systemClock } from '../adapters/clock.ts'
+import { ConfigError, loadConfig, type Config } from '../config.ts'
+import { openInstanceDatabase } from '../db/instance.ts'
+import { PLANS } from '../db/schema.ts'
+import { AppError } from '../errors.ts'
+import { executeAdminCommand, type AdminCommand } from './commands.ts'
+import { adminSocketPath } from './socket-path.ts'
+
+/**
+ * The operator CLI: `npm run -s admin -- <command>`. Prints the result as JSON on stdout;
+ * errors go to stderr with exit code 1. With the embedded database and a running server,
+ * the command runs inside the server (over the admin socket); otherwise it opens the
+ * database itself.
+ */
+
+class CliError extends Error {}
+
+/** Sends the command to a running server; undefined when no server is listening. */
+function sendToServer(socketPath: string, command: AdminCommand): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath, path: '/commands', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { result?: unknown; error?: string }
+        if (res.statusCode === 200) resolve(body.result)
+        else reject(new CliError(body.error ?? `admin socket answered ${res.statusCode}`))
+      })
+    })
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') resolve(undefined)
+      else reject(error)
+    })
+    req.end(JSON.stringify(command))
+  })
+}
+
+async function runLocally(config: Config, command: AdminCommand): Promise<unknown> {
+  const database = await openInstanceDatabase(config)
+  try {
+    return await executeAdminCommand({ db: database.db, blobs: databaseBlobStore(database.db), clock: systemClock }, command)
+  } finally {
+    await database.close()
+  }
+}
+
+async function run(command: AdminCommand): Promise<void> {
+  const config = loadConfig()
+  const fromServer = config.databaseUrl ? undefined : await sendToServer(adminSocketPath(config.dataDir), command)
+  const result = fromServer ?? (await runLocally(config, command))
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
+}
+
+function readFile(path: string, what: string): Buffer {
+  try {
+    return readFileSync(path)
+  } catch (error) {
+    throw new CliError(`Cannot read the ${what} file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`)
+  }
+}
+
+function readFieldsFile(path: string): unknown {
+  try {
+    return JSON.parse(readFile(path, 'fields').toString('utf8'))
+  } catch (error) {
+    if (error instanceof CliError) throw error
+    throw new CliError(`The fields file ${path} is not valid JSON: ${(error as Error).message}`)
+  }
+}
+
+const planOption = (flags: string) => new Option(flags, 'plan').choices(PLANS)
+const positiveInteger = (value: string): number => {
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError('must be an integer from 1 to 1000')
+  return n
+}
+
+const program = new Command('admin').description('Signet operator commands; output is JSON').showHelpAfterError()
+
+const org = program.command('org').description('organizations')
+org
+  .command('create')
+  .requiredOption('--name <name>', 'org name')
+  .addOption(planOption('--plan <plan>').default('free'))
+  .action((opts: { name: string; plan: (typeof PLANS)[number] }) => run({ name: 'org.create', orgName: opts.name, plan: opts.plan }))
+org
+  .command('set-plan')
+  .requiredOption('--org <org_id>', 'org id')
+  .addOption(planOption('--plan <plan>').makeOptionMandatory())
+  .action((opts: { org: string; plan: (typeof PLANS)[number] }) => run({ name: 'org.set-plan', orgId: opts.org, plan: opts.plan }))
+
+const key = program.command('key').description('API keys')
+key
+  .command('create')
+  .requiredOption('--org <org_id>', 'org id')
+  .action((opts: { org: string }) => run({ name: 'key.create', orgId: opts.org }))
+key
+  .command('revoke')
+  .requiredOption('--org <org_id>', 'org id')
+  .requiredOption('--prefix <prefix>', 'the key prefix, e.g. sgn_live_1a2b3c4d')
+  .action((opts: { org: string; prefix: string }) => run({ name: 'key.revoke', orgId: opts.org, prefix: opts.prefix }))
+
+program
+  .command('template')
+  .description('templates')
+  .command('create')
+  .requiredOption('--org <org_id>', 'org id')
+  .requiredOption('--name <name>', 'template name (becomes the document title)')
+  .requiredOption('--pdf <file>', 'the PDF')
+  .option('--fields <file.json>', 'fields: [{"role":0,"type":"signature","page":1,"x":72,"y":650,"width":180,"height":40}]')
+  .action((opts: { org: string; name: string; pdf: string; fields?: string }) =>
+    run({
+      name: 'template.create',
+      orgId: opts.org,
+      templateName: opts.name,
+      pdfBase64: readFile(opts.pdf, 'PDF').toString('base64'),
+      ...(opts.fields ? { fields: readFieldsFile(opts.fields) } : {}),
+    }),
+  )
+
+program
+  .command('mail')
+  .description('the mail outbox')
+  .command('list')
+  .option('--to <email>', 'only messages to this address')
+  .option('--limit <n>', 'how many, newest first', positiveInteger, 20)
+  .action((opts: { to?: string; limit: number }) => run({ name: 'mail.list', limit: opts.limit, ...(opts.to ? { to: opts.to } : {}) }))
+
+try {
+  await program.parseAsync(process.argv)
+} catch (error) {
+  const known = error instanceof AppError || error instanceof CliError || error instanceof ConfigError
+  process.stderr.write(`error: ${known ? error.message : String((error as Error).stack ?? error)}\n`)
+  process.exitCode = 1
+}

@@ -1,0 +1,85 @@
+import { desc, eq } from 'drizzle-orm'
+import { Type, type Static } from 'typebox'
+import { createOrgApiKey, revokeApiKey } from '../api-keys/api-keys.ts'
+import { outboundEmails, PLANS } from '../db/schema.ts'
+import { invalid } from '../errors.ts'
+import { compileStrict, describeValidationErrors } from '../lib/validation.ts'
+import { createOrg, setOrgPlan } from '../orgs/orgs.ts'
+import { createTemplate } from '../templates/create-template.ts'
+import type { Services } from '../services.ts'
+
+const Plan = Type.Enum(PLANS)
+const Id = Type.String({ minLength: 1 })
+
+/** Every operator command, as the CLI sends it (files already read) and the admin socket receives it. */
+export const AdminCommand = Type.Union([
+  Type.Object({ name: Type.Literal('org.create'), orgName: Type.String(), plan: Plan }, { additionalProperties: false }),
+  Type.Object({ name: Type.Literal('org.set-plan'), orgId: Id, plan: Plan }, { additionalProperties: false }),
+  Type.Object({ name: Type.Literal('key.create'), orgId: Id }, { additionalProperties: false }),
+  Type.Object({ name: Type.Literal('key.revoke'), orgId: Id, prefix: Id }, { additionalProperties: false }),
+  Type.Object(
+    {
+      name: Type.Literal('template.create'),
+      orgId: Id,
+      templateName: Type.String(),
+      pdfBase64: Type.String(),
+      fields: Type.Optional(Type.Unknown()),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    { name: Type.Literal('mail.list'), to: Type.Optional(Type.String()), limit: Type.Integer({ minimum: 1, maximum: 1000 }) },
+    { additionalProperties: false },
+  ),
+])
+export type AdminCommand = Static<typeof AdminCommand>
+
+const validateCommand = compileStrict(AdminCommand)
+
+export function parseAdminCommand(value: unknown): AdminCommand {
+  if (!validateCommand(value)) throw invalid(`Invalid admin command: ${describeValidationErrors(validateCommand.errors, 'command')}`)
+  return value
+}
+
+export type AdminServices = Pick<Services, 'db' | 'blobs' | 'clock'>
+
+/** Runs one operator command in the process that owns the database; returns its JSON result. */
+export async function executeAdminCommand(services: AdminServices, command: AdminCommand): Promise<unknown> {
+  const { db } = services
+  switch (command.name) {
+    case 'org.create':
+      return createOrg(db, { name: command.orgName, plan: command.plan })
+    case 'org.set-plan':
+      return setOrgPlan(db, { orgId: command.orgId, plan: command.plan })
+    case 'key.create': {
+      const { api_key } = await createOrgApiKey(db, command.orgId)
+      return { api_key }
+    }
+    case 'key.revoke':
+      return revokeApiKey(db, { orgId: command.orgId, prefix: command.prefix }, services.clock.now())
+    case 'template.create':
+      return createTemplate(services, {
+        orgId: command.orgId,
+        name: command.templateName,
+        pdf: Buffer.from(command.pdfBase64, 'base64'),
+        fields: command.fields,
+      })
+    case 'mail.list': {
+      const rows = await db
+        .select()
+        .from(outboundEmails)
+        .where(command.to ? eq(outboundEmails.toAddress, command.to) : undefined)
+        .orderBy(desc(outboundEmails.createdAt))
+        .limit(command.limit)
+      return rows.map((m) => ({
+        id: m.id,
+        to: m.toAddress,
+        subject: m.subject,
+        status: m.status,
+        created_at: m.createdAt.toISOString(),
+        sent_at: m.sentAt?.toISOString() ?? null,
+        text: m.textBody,
+      }))
+    }
+  }
+}

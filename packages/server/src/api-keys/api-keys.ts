@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto'
+import { and, eq, isNull } from 'drizzle-orm'
+import type { Db } from '../db/client.ts'
+import { apiKeys, orgs, type Plan } from '../db/schema.ts'
+import { AppError, notFound } from '../errors.ts'
+import { digestsEqual, sha256Hex } from '../lib/crypto.ts'
+import { requireOrg } from '../orgs/orgs.ts'
+
+/**
+ * Keys look like `sgn_live_` + 64 hex characters (256 bits). The fixed prefix lets
+ * secret scanners recognise a leaked key; the first 8 hex characters after it are
+ * the key's public prefix, used to name it when revoking.
+ */
+export const API_KEY_PREFIX = 'sgn_live_'
+const API_KEY_PATTERN = /^sgn_live_[0-9a-f]{64}$/
+const PUBLIC_PREFIX_LENGTH = API_KEY_PREFIX.length + 8
+
+export async function createApiKey(db: Db, orgId: string): Promise<{ api_key: string; prefix: string }> {
+  const apiKey = API_KEY_PREFIX + randomBytes(32).toString('hex')
+  const prefix = apiKey.slice(0, PUBLIC_PREFIX_LENGTH)
+  await db.insert(apiKeys).values({ orgId, prefix, keyHash: sha256Hex(apiKey) })
+  return { api_key: apiKey, prefix }
+}
+
+/** Creates an additional key for an existing org. */
+export async function createOrgApiKey(db: Db, orgId: string): Promise<{ api_key: string; prefix: string }> {
+  await requireOrg(db, orgId)
+  return createApiKey(db, orgId)
+}
+
+/** Revokes every active key of the org whose public prefix matches (with or without `sgn_live_`). */
+export async function revokeApiKey(db: Db, input: { orgId: string; prefix: string }, now: Date): Promise<{ revoked: number }> {
+  await requireOrg(db, input.orgId)
+  const prefix = input.prefix.startsWith(API_KEY_PREFIX) ? input.prefix : API_KEY_PREFIX + input.prefix
+  if (prefix.length < PUBLIC_PREFIX_LENGTH) {
+    throw new AppError('invalid_request', `A key prefix has ${PUBLIC_PREFIX_LENGTH - API_KEY_PREFIX.length} hex characters after ${API_KEY_PREFIX}.`)
+  }
+  const revoked = await db
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.orgId, input.orgId), eq(apiKeys.prefix, prefix.slice(0, PUBLIC_PREFIX_LENGTH)), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id })
+  if (revoked.length === 0) throw notFound(`No active key with prefix ${prefix} in this org.`)
+  return { revoked: revoked.length }
+}
+
+export interface Principal {
+  orgId: string
+  orgName: string
+  plan: Plan
+}
+
+/** Resolves a presented key to its org; any unknown, malformed or revoked key is the same 401. */
+export async function authenticateApiKey(db: Db, presented: string): Promise<Principal> {
+  const invalidKey = new AppError('invalid_api_key', 'Invalid API key.')
+  if (!API_KEY_PATTERN.test(presented)) throw invalidKey
+  const presentedHash = sha256Hex(presented)
+  const [row] = await db
+    .select({ keyHash: apiKeys.keyHash, orgId: orgs.id, orgName: orgs.name, plan: orgs.plan })
+    .from(apiKeys)
+    .innerJoin(orgs, eq(orgs.id, apiKeys.orgId))
+    .where(and(eq(apiKeys.keyHash, presentedHash), isNull(apiKeys.revokedAt)))
+  // The lookup is by hash; the constant-time check guards against any index-side shortcut.
+  if (!row || !digestsEqual(row.keyHash, presentedHash)) throw invalidKey
+  return { orgId: row.orgId, orgName: row.orgName, plan: row.plan }
+}

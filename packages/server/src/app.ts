@@ -1,0 +1,71 @@
+import fastifySwagger from '@fastify/swagger'
+import fastifySwaggerUi from '@fastify/swagger-ui'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { sql } from 'drizzle-orm'
+import { apiKeyAuth } from './http/auth.ts'
+import { installErrorHandler } from './http/error-handler.ts'
+import { documentRoutes } from './http/routes/documents.ts'
+import { templateRoutes } from './http/routes/templates.ts'
+import { coercingAjv, strictAjv } from './lib/validation.ts'
+import type { Services } from './services.ts'
+
+export const API_VERSION = '1.0.0'
+
+/** Builds the HTTP application over the given services; never listens (server.ts and tests do). */
+export async function buildApp(services: Services): Promise<FastifyInstance> {
+  const { config, logger } = services
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: config.bodyLimit,
+    // Let in-flight requests finish on close, but stop keep-alive connections from holding it open.
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  // JSON bodies are validated without coercion; query strings and paths arrive as text.
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema))
+
+  // JSON only: an empty body (e.g. a bare POST …/void) is "no body", anything else must parse.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString()
+    if (text === '') return done(null, undefined)
+    void parseJson(request, text, done)
+  })
+
+  installErrorHandler(app, config.bodyLimit)
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Signet API',
+        version: API_VERSION,
+        description: 'Send PDF templates for e-signature, follow them to completion and download the signed PDF.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: sgn_live_…' } } },
+      security: [{ bearerAuth: [] }],
+    },
+  })
+
+  app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
+    await services.db.execute(sql`select 1`)
+    return reply.send({ status: 'ok' })
+  })
+
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', apiKeyAuth(services.db))
+      await api.register(documentRoutes, { services })
+      await api.register(templateRoutes, { services })
+    },
+    { prefix: '/api/v1' },
+  )
+
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger())
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' })
+  return app
+}

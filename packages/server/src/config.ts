@@ -1,0 +1,81 @@
+import { resolve } from 'node:path'
+
+/** Every setting the service reads from the environment, parsed once at start-up. */
+export interface Config {
+  port: number
+  host: string
+  /** Base URL that e-mails and links point at, without a trailing slash. */
+  publicUrl: string
+  /** Where the embedded database and instance files live (ignored for the DB when databaseUrl is set). */
+  dataDir: string
+  /** postgres:// URL; when absent the embedded PGlite database under dataDir is used. */
+  databaseUrl: string | undefined
+  /** smtp:// or smtps:// URL; when absent mail is kept in the database outbox and logged. */
+  smtpUrl: string | undefined
+  mailFrom: string
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  /** Largest accepted request body (bytes). */
+  bodyLimit: number
+  /** How often the mail outbox is polled for due messages (ms). */
+  mailPollMs: number
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+  }
+}
+
+/** Parses the environment; throws a ConfigError listing every bad variable at once. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = []
+
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name]
+    if (raw === undefined || raw === '') return fallback
+    const value = Number(raw)
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer between ${min} and ${max} (got "${raw}")`)
+      return fallback
+    }
+    return value
+  }
+
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const raw = env[name]
+    if (raw === undefined || raw === '') return undefined
+    try {
+      const parsed = new URL(raw)
+      if (!protocols.includes(parsed.protocol)) {
+        problems.push(`${name} must use ${protocols.join(' or ')} (got "${parsed.protocol}")`)
+      }
+      return raw
+    } catch {
+      problems.push(`${name} is not a valid URL`)
+      return undefined
+    }
+  }
+
+  const port = integer('PORT', 3000, 0, 65535)
+  const host = env.HOST || '127.0.0.1'
+  const publicUrl = (url('PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '')
+  const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel']
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
+
+  const config: Config = {
+    port,
+    host,
+    publicUrl,
+    dataDir: resolve(env.DATA_DIR || './data'),
+    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: env.MAIL_FROM || 'Signet <no-reply@localhost>',
+    logLevel,
+    bodyLimit: integer('BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    mailPollMs: integer('MAIL_POLL_MS', 2000, 50, 3_600_000),
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+  return config
+}

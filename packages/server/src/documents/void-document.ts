@@ -1,0 +1,43 @@
+import { and, eq, inArray } from 'drizzle-orm'
+import type { Principal } from '../api-keys/api-keys.ts'
+import { documents, signers } from '../db/schema.ts'
+import { invalid } from '../errors.ts'
+import { enqueueMail } from '../mail/outbox.ts'
+import { voidedMail } from '../mail/templates.ts'
+import type { Services } from '../services.ts'
+import { findDocument } from './find-document.ts'
+
+/** sent → voided, atomically; signers who have not signed are told their link no longer works. */
+export async function voidDocument(
+  services: Pick<Services, 'db' | 'clock' | 'mail'>,
+  principal: Principal,
+  documentId: string,
+): Promise<{ success: true }> {
+  const document = await findDocument(services.db, principal.orgId, documentId)
+  const voided = await services.db.transaction(async (tx) => {
+    // The status condition makes concurrent voids (or a void racing a completion) change the row once.
+    const [row] = await tx
+      .update(documents)
+      .set({ status: 'voided', updatedAt: services.clock.now() })
+      .where(and(eq(documents.id, document.id), eq(documents.status, 'sent')))
+      .returning({ id: documents.id, title: documents.title })
+    if (!row) return false
+    const waiting = await tx
+      .select({ email: signers.email, name: signers.name })
+      .from(signers)
+      .where(and(eq(signers.documentId, row.id), inArray(signers.status, ['pending', 'viewed'])))
+    await enqueueMail(
+      tx,
+      waiting.map((s) => ({
+        orgId: principal.orgId,
+        documentId: row.id,
+        to: s.email,
+        ...voidedMail({ orgName: principal.orgName, title: row.title, signerName: s.name }),
+      })),
+    )
+    return true
+  })
+  if (!voided) throw invalid(`Only documents out for signature (status "sent") can be voided; this document is ${document.status}.`)
+  services.mail.kick()
+  return { success: true }
+}

@@ -1,0 +1,36 @@
+import type { FastifyError, FastifyInstance } from 'fastify'
+import { AppError } from '../errors.ts'
+import { describeValidationErrors } from '../lib/validation.ts'
+
+/** Fastify's own request errors, turned into clear `{error}` bodies. */
+const FASTIFY_ERRORS: Record<string, (error: FastifyError, bodyLimit: number) => [number, string]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => [415, 'Unsupported Content-Type: send the body as application/json.'],
+  FST_ERR_CTP_BODY_TOO_LARGE: (_e, limit) => [413, `The request body is larger than ${limit} bytes.`],
+  FST_ERR_CTP_INVALID_JSON_BODY: () => [400, 'The request body is not valid JSON.'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => [400, 'The Content-Length header does not match the body.'],
+}
+
+/** The single place where any thrown error becomes an HTTP response. */
+export function installErrorHandler(app: FastifyInstance, bodyLimit: number): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof AppError) {
+      return reply.status(error.status).send({ error: error.message, ...error.extra })
+    }
+    if (error.validation) {
+      const noun = error.validationContext === 'querystring' ? 'query parameter' : 'field'
+      return reply.status(400).send({ error: describeValidationErrors(error.validation, '', noun) })
+    }
+    const known = error.code ? FASTIFY_ERRORS[error.code] : undefined
+    if (known) {
+      const [status, message] = known(error, bodyLimit)
+      return reply.status(status).send({ error: message })
+    }
+    if (error instanceof SyntaxError || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {
+      return reply.status(error.statusCode ?? 400).send({ error: error.message })
+    }
+    request.log.error({ err: error }, 'unhandled error')
+    return reply.status(500).send({ error: 'Internal server error.' })
+  })
+
+  app.setNotFoundHandler((request, reply) => reply.status(404).send({ error: `No route for ${request.method} ${request.url.split('?')[0]}.` }))
+}

@@ -1,0 +1,124 @@
+import { Type } from 'typebox'
+import { DOCUMENT_STATUSES, SIGNER_STATUSES } from '../../db/schema.ts'
+import { MAX_ROLE } from '../../templates/fields.ts'
+import { NullableTimestamp, Timestamp } from '../schemas.ts'
+
+const Email = Type.String({ format: 'email', maxLength: 254, description: 'no leading dot, no consecutive dots, TLD of 2+ letters' })
+const SignerName = Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()]))
+const AuthRequired = Type.Optional(Type.Boolean({ description: 'require a one-time e-mail code before the document opens (default false)' }))
+
+export const SingleSignerInput = Type.Object({ email: Email, name: SignerName, auth_required: AuthRequired }, { additionalProperties: false })
+
+export const PartySignerInput = Type.Object(
+  {
+    role: Type.Integer({ minimum: 0, maximum: MAX_ROLE, description: 'role 0 is the template\'s Party 1, role 1 Party 2, …' }),
+    email: Email,
+    name: SignerName,
+    auth_required: AuthRequired,
+  },
+  { additionalProperties: false },
+)
+
+export const CreateDocumentBody = Type.Object(
+  {
+    template_id: Type.String({ format: 'uuid' }),
+    signer: Type.Optional(SingleSignerInput),
+    signers: Type.Optional(Type.Array(PartySignerInput, { minItems: 1, maxItems: 20 })),
+    expires_at: Type.Optional(
+      Type.String({ format: 'utc-date-time', description: 'UTC ISO-8601 ending in Z (seconds and fraction optional), or "" for none' }),
+    ),
+    invite_subject: Type.Optional(Type.String({ maxLength: 200 })),
+    invite_message: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: false, description: 'Exactly one of signer and signers.' },
+)
+
+const Sent = Type.Literal('sent')
+
+export const SingleSignerCreated = Type.Object(
+  {
+    id: Type.String(),
+    status: Sent,
+    expires_at: NullableTimestamp,
+    auth_required: Type.Boolean(),
+    domain_warning: Type.Optional(Type.String({ description: 'a likely-mistyped or disposable e-mail domain; never blocks the send' })),
+  },
+  { additionalProperties: false, title: 'Single-signer document created' },
+)
+
+export const MultiPartyCreated = Type.Object(
+  {
+    id: Type.String(),
+    status: Sent,
+    expires_at: NullableTimestamp,
+    signers: Type.Array(
+      Type.Object(
+        { id: Type.String(), role: Type.Integer(), email: Type.String(), auth_required: Type.Boolean() },
+        { additionalProperties: false },
+      ),
+    ),
+    domain_warnings: Type.Optional(Type.Array(Type.String())),
+  },
+  { additionalProperties: false, title: 'Multi-party document created' },
+)
+
+export const DocumentListItem = Type.Object(
+  {
+    id: Type.String(),
+    title: Type.String(),
+    status: Type.Enum(DOCUMENT_STATUSES),
+    is_verified_badge: Type.Boolean(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    expires_at: NullableTimestamp,
+  },
+  { additionalProperties: false },
+)
+
+export const ListDocumentsQuery = Type.Object(
+  {
+    status: Type.Optional(Type.Enum(DOCUMENT_STATUSES)),
+    include_self_sealed: Type.Optional(Type.Boolean({ default: false, description: 'status=completed hides self-sealed documents unless true' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  },
+  { additionalProperties: false },
+)
+
+export const DocumentList = Type.Object(
+  {
+    documents: Type.Array(DocumentListItem),
+    total: Type.Union([Type.Integer(), Type.Null()]),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+    has_more: Type.Boolean(),
+  },
+  { additionalProperties: false },
+)
+
+export const DocumentView = Type.Object(
+  {
+    id: Type.String(),
+    title: Type.String(),
+    status: Type.Enum(DOCUMENT_STATUSES),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    expires_at: NullableTimestamp,
+    signers: Type.Array(
+      Type.Object(
+        {
+          email: Type.String(),
+          name: Type.Union([Type.String(), Type.Null()]),
+          status: Type.Enum(SIGNER_STATUSES),
+          signed_at: NullableTimestamp,
+          auth_required: Type.Boolean(),
+          auth_verified: Type.Boolean(),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const VoidResult = Type.Object({ success: Type.Literal(true) }, { additionalProperties: false })

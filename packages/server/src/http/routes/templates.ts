@@ -1,0 +1,49 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import type { Services } from '../../services.ts'
+import { listTemplates } from '../../templates/list-templates.ts'
+import { principalOf } from '../auth.ts'
+import { ErrorBody, Timestamp, withCommonErrors } from '../schemas.ts'
+
+const Template = Type.Object(
+  { id: Type.String({ format: 'uuid' }), name: Type.String(), page_count: Type.Integer(), created_at: Timestamp },
+  { additionalProperties: false },
+)
+
+const ListTemplatesQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 500 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  },
+  { additionalProperties: false },
+)
+
+const TemplateList = Type.Object(
+  {
+    templates: Type.Array(Template),
+    total: Type.Union([Type.Integer(), Type.Null()]),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+    has_more: Type.Boolean(),
+    org_name: Type.Union([Type.String(), Type.Null()]),
+  },
+  { additionalProperties: false },
+)
+
+export const templateRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  app.get(
+    '/templates',
+    {
+      schema: {
+        tags: ['Templates'],
+        summary: 'List templates, newest first',
+        querystring: ListTemplatesQuery,
+        response: withCommonErrors({ 200: TemplateList, 400: { ...ErrorBody, description: 'Invalid query parameter' } }),
+      },
+    },
+    async (request) => {
+      const { limit = 500, offset = 0 } = request.query
+      return listTemplates(services.db, principalOf(request), { limit, offset })
+    },
+  )
+}

@@ -1,0 +1,38 @@
+import { Type, type TSchema } from 'typebox'
+
+/** Every error body of the API. */
+export const ErrorBody = Type.Object({ error: Type.String() }, { additionalProperties: false })
+
+export const PaymentRequiredBody = Type.Object(
+  {
+    error: Type.String(),
+    upgrade_url: Type.Optional(Type.String({ format: 'uri', description: 'checkout link for a credit pack' })),
+    upgrade: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+
+const error = (description: string) => ({ ...ErrorBody, description })
+
+/** The responses every authenticated route can give, added to each route's own. */
+export const COMMON_ERROR_RESPONSES = {
+  401: error('Missing or invalid API key'),
+  429: error('Rate limit exceeded for this route'),
+}
+
+/** A route's responses: its own plus 401 and 429. */
+export const withCommonErrors = <R extends Record<number, TSchema>>(responses: R): R & typeof COMMON_ERROR_RESPONSES => ({
+  ...responses,
+  ...COMMON_ERROR_RESPONSES,
+})
+
+export const notFoundResponse = (description: string) => error(description)
+export const badRequestResponse = (description: string) => error(description)
+
+export const DocumentIdParams = Type.Object(
+  { id: Type.String({ description: 'a document id returned by create (UUID)' }) },
+  { additionalProperties: false },
+)
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO-8601 UTC with milliseconds' })
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()])

@@ -1,0 +1,4 @@
+export interface Page {
+  limit: number
+  offset: number
+}

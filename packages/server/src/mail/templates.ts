@@ -1,0 +1,49 @@
+/** Plain-text and HTML bodies of the mails the service sends. User-supplied text is always escaped in HTML. */
+
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c)
+
+const paragraphs = (text: string): string =>
+  text
+    .split(/\n{2,}/)
+    .map((p) => `<p style="margin:0 0 16px">${escapeHtml(p).replace(/\n/g, '<br>')}</p>`)
+    .join('')
+
+function layout(inner: string): string {
+  return `<!doctype html><html><body style="margin:0;background:#f4f5f7;font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;color:#1f2933">
+<div style="max-width:560px;margin:32px auto;background:#fff;border-radius:8px;padding:32px">${inner}
+<p style="margin:24px 0 0;font-size:12px;color:#7b8794">Sent by Signet, the open-source e-signature service.</p></div></body></html>`
+}
+
+export interface InvitationMailInput {
+  orgName: string
+  title: string
+  signerName: string | null
+  link: string
+  expiresAt: Date | null
+  customSubject?: string | undefined
+  customMessage?: string | undefined
+}
+
+export function invitationMail(input: InvitationMailInput): { subject: string; text: string; html: string } {
+  const subject = input.customSubject ?? `${input.orgName} sent you "${input.title}" to sign`
+  const greeting = input.signerName ? `Hello ${input.signerName},` : 'Hello,'
+  const intro = `${input.orgName} has asked you to review and sign "${input.title}".`
+  const expiry = input.expiresAt ? `This request expires on ${input.expiresAt.toUTCString()}.` : ''
+  const text = [greeting, intro, input.customMessage ?? '', `Open the document: ${input.link}`, expiry, 'This link is personal: do not forward it.']
+    .filter(Boolean)
+    .join('\n\n')
+  const html = layout(
+    `${paragraphs(greeting)}${paragraphs(intro)}${input.customMessage ? `<blockquote style="margin:0 0 16px;padding:12px 16px;border-left:3px solid #3b82f6;background:#f0f6ff">${paragraphs(input.customMessage)}</blockquote>` : ''}
+<p style="margin:24px 0"><a href="${escapeHtml(input.link)}" style="background:#1d4ed8;color:#fff;padding:12px 20px;border-radius:6px;text-decoration:none;font-weight:600">Review and sign</a></p>
+${expiry ? paragraphs(expiry) : ''}<p style="font-size:13px;color:#52606d">Or paste this link into your browser: ${escapeHtml(input.link)}<br>This link is personal: do not forward it.</p>`,
+  )
+  return { subject, text, html }
+}
+
+export function voidedMail(input: { orgName: string; title: string; signerName: string | null }): { subject: string; text: string; html: string } {
+  const subject = `"${input.title}" has been cancelled`
+  const greeting = input.signerName ? `Hello ${input.signerName},` : 'Hello,'
+  const body = `${input.orgName} has cancelled the signature request for "${input.title}". You no longer need to sign it, and its link no longer works.`
+  return { subject, text: `${greeting}\n\n${body}`, html: layout(paragraphs(greeting) + paragraphs(body)) }
+}

@@ -1,0 +1,57 @@
+import { buildApp } from './app.ts'
+import { ConfigError, loadConfig } from './config.ts'
+import { openInstanceDatabase } from './db/instance.ts'
+import { createLogger } from './lib/logger.ts'
+import { createServices } from './services.ts'
+import { startAdminSocket } from './admin/socket.ts'
+
+/** Process entry: open the database (migrating it), serve HTTP and the admin socket, shut down cleanly on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  let config
+  try {
+    config = loadConfig()
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`)
+      process.exit(1)
+    }
+    throw error
+  }
+  const logger = createLogger(config)
+  const database = await openInstanceDatabase(config)
+  const services = createServices(config, database, logger)
+  const app = await buildApp(services)
+  const adminSocket = database.kind === 'pglite' ? await startAdminSocket(services) : undefined
+
+  let closing = false
+  const shutdown = async (signal: string) => {
+    if (closing) return
+    closing = true
+    logger.info({ signal }, 'shutting down: finishing in-flight requests')
+    const forceExit = setTimeout(() => {
+      logger.error('shutdown took longer than 15 s; exiting')
+      process.exit(1)
+    }, 15_000)
+    forceExit.unref()
+    try {
+      await adminSocket?.close()
+      await app.close()
+      await services.close()
+      logger.info('shutdown complete')
+      process.exit(0)
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed')
+      process.exit(1)
+    }
+  }
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+
+  await app.listen({ port: config.port, host: config.host })
+  logger.info(
+    { url: config.publicUrl, database: database.kind, mail: config.smtpUrl ? 'smtp' : 'local outbox' },
+    'Signet is ready',
+  )
+}
+
+await main()

@@ -1,0 +1,53 @@
+import type { BlobStore } from './adapters/blob-store.ts'
+import { databaseBlobStore } from './adapters/blob-store.ts'
+import type { Clock } from './adapters/clock.ts'
+import { systemClock } from './adapters/clock.ts'
+import type { Mailer } from './adapters/mailer.ts'
+import { logMailer, smtpMailer } from './adapters/mailer.ts'
+import type { Config } from './config.ts'
+import type { Database, Db } from './db/client.ts'
+import type { Logger } from './lib/logger.ts'
+import type { MailDispatcher } from './mail/outbox.ts'
+import { startMailDispatcher } from './mail/outbox.ts'
+
+/** Everything domain code may touch, passed explicitly; each side effect is an adapter tests can swap. */
+export interface Services {
+  config: Config
+  db: Db
+  clock: Clock
+  blobs: BlobStore
+  mail: MailDispatcher
+  logger: Logger
+}
+
+export interface AdapterOverrides {
+  clock?: Clock
+  mailer?: Mailer
+}
+
+export interface RunningServices extends Services {
+  close(): Promise<void>
+}
+
+export function createServices(
+  config: Config,
+  database: Database,
+  logger: Logger,
+  overrides: AdapterOverrides = {},
+): RunningServices {
+  const clock = overrides.clock ?? systemClock
+  const mailer = overrides.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : logMailer(logger))
+  const mail = startMailDispatcher({ db: database.db, mailer, clock, logger, pollMs: config.mailPollMs })
+  return {
+    config,
+    db: database.db,
+    clock,
+    blobs: databaseBlobStore(database.db),
+    mail,
+    logger,
+    close: async () => {
+      await mail.stop()
+      await database.close()
+    },
+  }
+}

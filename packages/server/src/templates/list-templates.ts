@@ -1,0 +1,39 @@
+import { count, desc, eq } from 'drizzle-orm'
+import type { Db } from '../db/client.ts'
+import { templates } from '../db/schema.ts'
+import type { Principal } from '../api-keys/api-keys.ts'
+import type { Page } from '../lib/paging.ts'
+import { presentTemplate, type TemplateView } from './present-template.ts'
+
+export interface TemplateList {
+  templates: TemplateView[]
+  total: number
+  limit: number
+  offset: number
+  has_more: boolean
+  org_name: string | null
+}
+
+/** The org's templates, newest first (ties broken by id so pages never overlap). */
+export async function listTemplates(db: Db, principal: Principal, page: Page): Promise<TemplateList> {
+  const where = eq(templates.orgId, principal.orgId)
+  const [rows, [totals]] = await Promise.all([
+    db
+      .select({ id: templates.id, name: templates.name, pageCount: templates.pageCount, createdAt: templates.createdAt })
+      .from(templates)
+      .where(where)
+      .orderBy(desc(templates.createdAt), desc(templates.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    db.select({ total: count() }).from(templates).where(where),
+  ])
+  const total = totals?.total ?? 0
+  return {
+    templates: rows.map(presentTemplate),
+    total,
+    limit: page.limit,
+    offset: page.offset,
+    has_more: page.offset + rows.length < total,
+    org_name: principal.orgName,
+  }
+}

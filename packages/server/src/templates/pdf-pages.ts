@@ -1,0 +1,27 @@
+import { PDF } from '@libpdf/core'
+import { invalid } from '../errors.ts'
+
+export interface PageSize {
+  width: number
+  height: number
+}
+
+const PDF_MAGIC = '%PDF-'
+
+/** Opens a PDF and returns its page sizes (as displayed, i.e. after /Rotate); rejects anything else. */
+export async function readPageSizes(bytes: Uint8Array): Promise<PageSize[]> {
+  // The loader is lenient (it recovers damaged files), so require the header ourselves.
+  const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024))
+  if (!head.includes(PDF_MAGIC)) throw invalid('The file is not a PDF (no %PDF- header).')
+  let pdf: PDF
+  try {
+    pdf = await PDF.load(bytes)
+  } catch (error) {
+    throw invalid(`The file is not a valid PDF: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  const pages = pdf.getPages()
+  if (pages.length === 0) throw invalid('The PDF has no readable pages (is it truncated or damaged?).')
+  return pages.map((page) =>
+    page.rotation === 90 || page.rotation === 270 ? { width: page.height, height: page.width } : { width: page.width, height: page.height },
+  )
+}

@@ -1,0 +1,84 @@
+import type { AddressInfo } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../src/app.ts'
+import type { Clock } from '../../src/adapters/clock.ts'
+import { loadConfig, type Config } from '../../src/config.ts'
+import { openDatabase } from '../../src/db/client.ts'
+import { createLogger } from '../../src/lib/logger.ts'
+import { createServices, type RunningServices } from '../../src/services.ts'
+import { executeAdminCommand } from '../../src/admin/commands.ts'
+import type { Plan } from '../../src/db/schema.ts'
+import { startMailCatcher, type MailCatcher } from './mail-catcher.ts'
+import { makePdf } from './pdf.ts'
+
+/**
+ * A real server on a loopback port over the real database: in-memory PGlite, or the
+ * PostgreSQL named by DATABASE_URL (as .ci/run's second pass does). Mail goes to a real
+ * SMTP listener.
+ */
+export interface TestServer {
+  url: string
+  app: FastifyInstance
+  services: RunningServices
+  config: Config
+  mail: MailCatcher
+  /** fetch relative to the server; JSON-encodes `json` and sets its Content-Type. */
+  request(path: string, init?: RequestInit & { json?: unknown; key?: string }): Promise<Response>
+  createOrg(plan?: Plan, name?: string): Promise<{ orgId: string; apiKey: string }>
+  createTemplate(orgId: string, options?: { name?: string; pages?: number; fields?: unknown }): Promise<{ id: string; roles: number[] }>
+  close(): Promise<void>
+}
+
+export async function startTestServer(options: { clock?: Clock; env?: NodeJS.ProcessEnv } = {}): Promise<TestServer> {
+  const mail = await startMailCatcher()
+  const databaseUrl = process.env.DATABASE_URL
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    SMTP_URL: mail.url,
+    MAIL_POLL_MS: '200',
+    PUBLIC_URL: 'http://signet.test',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...options.env,
+  })
+  const database = await openDatabase(databaseUrl ? { databaseUrl } : { inMemory: true })
+  const services = createServices(config, database, createLogger(config), options.clock ? { clock: options.clock } : {})
+  const app = await buildApp(services)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+
+  const request: TestServer['request'] = (path, init = {}) => {
+    const { json, key, ...rest } = init
+    const headers = new Headers(rest.headers)
+    if (key) headers.set('authorization', `Bearer ${key}`)
+    if (json !== undefined) headers.set('content-type', 'application/json')
+    return fetch(url + path, { ...rest, headers, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) })
+  }
+
+  return {
+    url,
+    app,
+    services,
+    config,
+    mail,
+    request,
+    async createOrg(plan = 'free', name = 'Test Org') {
+      const result = (await executeAdminCommand(services, { name: 'org.create', orgName: name, plan })) as { org_id: string; api_key: string }
+      return { orgId: result.org_id, apiKey: result.api_key }
+    },
+    async createTemplate(orgId, { name = 'Test Agreement', pages = 1, fields } = {}) {
+      const pdf = await makePdf(pages)
+      return (await executeAdminCommand(services, {
+        name: 'template.create',
+        orgId,
+        templateName: name,
+        pdfBase64: Buffer.from(pdf).toString('base64'),
+        ...(fields !== undefined ? { fields } : {}),
+      })) as { id: string; roles: number[] }
+    },
+    async close() {
+      await app.close()
+      await services.close()
+      await mail.close()
+    },
+  }
+}
