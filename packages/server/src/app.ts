@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { sql } from 'drizzle-orm'
 import { apiKeyAuth } from './http/auth.ts'
-import { installErrorHandler } from './http/error-handler.ts'
+import { installErrorHandler, routingErrorHandler } from './http/error-handler.ts'
 import { documentRoutes } from './http/routes/documents.ts'
 import { templateRoutes } from './http/routes/templates.ts'
 import { coercingAjv, strictAjv } from './lib/validation.ts'
@@ -18,9 +18,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: config.bodyLimit,
-    // Let in-flight requests finish on close, but stop keep-alive connections from holding it open.
+    // On close, drop idle keep-alive connections; busy ones finish (server.ts asks them to close).
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    frameworkErrors: routingErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   // JSON bodies are validated without coercion; query strings and paths arrive as text.
@@ -58,7 +59,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
-      api.addHook('onRequest', apiKeyAuth(services.db))
+      api.addHook('onRequest', apiKeyAuth(services))
       await api.register(documentRoutes, { services })
       await api.register(templateRoutes, { services })
     },

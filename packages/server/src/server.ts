@@ -19,11 +19,17 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config)
   const database = await openInstanceDatabase(config)
-  const services = createServices(config, database, logger)
+  const services = await createServices(config, database, logger)
   const app = await buildApp(services)
   const adminSocket = database.kind === 'pglite' ? await startAdminSocket(services) : undefined
 
   let closing = false
+  // Fastify 5.12 closes only the keep-alive connections that are idle when close() begins
+  // (fastify#7044): one whose request was still running would stay open after its response and
+  // hold app.close() until the forced exit. Such responses ask the client to close instead.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close')
+  })
   const shutdown = async (signal: string) => {
     if (closing) return
     closing = true
@@ -47,7 +53,15 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))
 
-  await app.listen({ port: config.port, host: config.host })
+  try {
+    await app.listen({ port: config.port, host: config.host })
+  } catch (error) {
+    // E.g. the port is taken: release the database and the lock rather than die holding them.
+    logger.fatal({ err: error }, `cannot listen on ${config.host}:${config.port}`)
+    await adminSocket?.close()
+    await services.close()
+    process.exit(1)
+  }
   logger.info(
     { url: config.publicUrl, database: database.kind, mail: config.smtpUrl ? 'smtp' : 'local outbox' },
     'Signet is ready',

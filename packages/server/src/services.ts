@@ -4,6 +4,7 @@ import type { Clock } from './adapters/clock.ts'
 import { systemClock } from './adapters/clock.ts'
 import type { Mailer } from './adapters/mailer.ts'
 import { logMailer, smtpMailer } from './adapters/mailer.ts'
+import { PRINCIPALS_CHANGED_CHANNEL, PrincipalCache } from './api-keys/principal-cache.ts'
 import type { Config } from './config.ts'
 import type { Database, Db } from './db/client.ts'
 import type { Logger } from './lib/logger.ts'
@@ -18,6 +19,7 @@ export interface Services {
   blobs: BlobStore
   mail: MailDispatcher
   logger: Logger
+  principals: PrincipalCache
 }
 
 export interface AdapterOverrides {
@@ -29,13 +31,19 @@ export interface RunningServices extends Services {
   close(): Promise<void>
 }
 
-export function createServices(
+export async function createServices(
   config: Config,
   database: Database,
   logger: Logger,
   overrides: AdapterOverrides = {},
-): RunningServices {
+): Promise<RunningServices> {
   const clock = overrides.clock ?? systemClock
+  const principals = new PrincipalCache(() => clock.now().getTime())
+  await database.subscribe(
+    PRINCIPALS_CHANGED_CHANNEL,
+    () => principals.clear(),
+    (live) => principals.setLive(live),
+  )
   const mailer = overrides.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : logMailer(logger))
   const mail = startMailDispatcher({ db: database.db, mailer, clock, logger, pollMs: config.mailPollMs })
   return {
@@ -45,6 +53,7 @@ export function createServices(
     blobs: databaseBlobStore(database.db),
     mail,
     logger,
+    principals,
     close: async () => {
       await mail.stop()
       await database.close()

@@ -1,13 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { Command, InvalidArgumentError, Option } from 'commander'
-import { databaseBlobStore } from '../adapters/blob-store.ts'
-import { systemClock } from '../adapters/clock.ts'
 import { ConfigError, loadConfig, type Config } from '../config.ts'
-import { openInstanceDatabase } from '../db/instance.ts'
-import { PLANS } from '../db/schema.ts'
 import { AppError } from '../errors.ts'
-import { executeAdminCommand, type AdminCommand } from './commands.ts'
+import { PLANS } from '../orgs/plans.ts'
+import type { AdminCommand } from './commands.ts'
 import { adminSocketPath } from './socket-path.ts'
 
 /**
@@ -39,7 +36,14 @@ function sendToServer(socketPath: string, command: AdminCommand): Promise<unknow
   })
 }
 
+/** Opens the database in this process. Imported lazily: the PDF and database code take a second to load, and a command sent to a running server needs neither. */
 async function runLocally(config: Config, command: AdminCommand): Promise<unknown> {
+  const [{ openInstanceDatabase }, { executeAdminCommand }, { databaseBlobStore }, { systemClock }] = await Promise.all([
+    import('../db/instance.ts'),
+    import('./commands.ts'),
+    import('../adapters/blob-store.ts'),
+    import('../adapters/clock.ts'),
+  ])
   const database = await openInstanceDatabase(config)
   try {
     return await executeAdminCommand({ db: database.db, blobs: databaseBlobStore(database.db), clock: systemClock }, command)
@@ -48,10 +52,25 @@ async function runLocally(config: Config, command: AdminCommand): Promise<unknow
   }
 }
 
+/** Through the running server if there is one, else on the embedded database directly. */
+async function runEmbedded(config: Config, command: AdminCommand): Promise<unknown> {
+  const socketPath = adminSocketPath(config.dataDir)
+  const fromServer = await sendToServer(socketPath, command)
+  if (fromServer !== undefined) return fromServer
+  try {
+    return await runLocally(config, command)
+  } catch (error) {
+    // A starting server takes the lock before it serves the socket; after our lock wait it usually serves.
+    if (!(error instanceof AppError && error.code === 'conflict')) throw error
+    const late = await sendToServer(socketPath, command)
+    if (late === undefined) throw error
+    return late
+  }
+}
+
 async function run(command: AdminCommand): Promise<void> {
   const config = loadConfig()
-  const fromServer = config.databaseUrl ? undefined : await sendToServer(adminSocketPath(config.dataDir), command)
-  const result = fromServer ?? (await runLocally(config, command))
+  const result = config.databaseUrl ? await runLocally(config, command) : await runEmbedded(config, command)
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
 }
 

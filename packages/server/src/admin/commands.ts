@@ -41,7 +41,8 @@ export function parseAdminCommand(value: unknown): AdminCommand {
   return value
 }
 
-export type AdminServices = Pick<Services, 'db' | 'blobs' | 'clock'>
+/** The CLI running on its own has no principal cache; inside a server the command clears that server's. */
+export type AdminServices = Pick<Services, 'db' | 'blobs' | 'clock'> & Partial<Pick<Services, 'principals'>>
 
 /** Runs one operator command in the process that owns the database; returns its JSON result. */
 export async function executeAdminCommand(services: AdminServices, command: AdminCommand): Promise<unknown> {
@@ -49,14 +50,21 @@ export async function executeAdminCommand(services: AdminServices, command: Admi
   switch (command.name) {
     case 'org.create':
       return createOrg(db, { name: command.orgName, plan: command.plan })
-    case 'org.set-plan':
-      return setOrgPlan(db, { orgId: command.orgId, plan: command.plan })
+    case 'org.set-plan': {
+      const result = await setOrgPlan(db, { orgId: command.orgId, plan: command.plan })
+      // Other processes learn of it by NOTIFY (milliseconds later); this one at once.
+      services.principals?.clear()
+      return result
+    }
     case 'key.create': {
       const { api_key } = await createOrgApiKey(db, command.orgId)
       return { api_key }
     }
-    case 'key.revoke':
-      return revokeApiKey(db, { orgId: command.orgId, prefix: command.prefix }, services.clock.now())
+    case 'key.revoke': {
+      const result = await revokeApiKey(db, { orgId: command.orgId, prefix: command.prefix }, services.clock.now())
+      services.principals?.clear()
+      return result
+    }
     case 'template.create':
       return createTemplate(services, {
         orgId: command.orgId,

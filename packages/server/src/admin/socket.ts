@@ -28,7 +28,8 @@ export async function startAdminSocket(services: Services): Promise<{ close(): P
   rmSync(path, { force: true })
   const server = createServer((request, response) => {
     const reply = (status: number, body: unknown) => {
-      response.writeHead(status, { 'content-type': 'application/json' })
+      // One command per connection: nothing idles on the socket to hold up a shutdown.
+      response.writeHead(status, { 'content-type': 'application/json', connection: 'close' })
       response.end(JSON.stringify(body))
     }
     readBody(request)
@@ -47,10 +48,7 @@ export async function startAdminSocket(services: Services): Promise<{ close(): P
   })
   chmodSync(path, 0o600)
   return {
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      }),
+    // Stops accepting and closes idle connections; a command already received runs to completion first.
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import { and, eq, isNull } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { apiKeys, orgs, type Plan } from '../db/schema.ts'
 import { AppError, notFound } from '../errors.ts'
 import { digestsEqual, sha256Hex } from '../lib/crypto.ts'
+import { preparedPer } from '../lib/prepared.ts'
 import { requireOrg } from '../orgs/orgs.ts'
+import { PRINCIPALS_CHANGED_CHANNEL, type PrincipalCache } from './principal-cache.ts'
 
 /**
  * Keys look like `sgn_live_` + 64 hex characters (256 bits). The fixed prefix lets
@@ -28,6 +30,11 @@ export async function createOrgApiKey(db: Db, orgId: string): Promise<{ api_key:
   return createApiKey(db, orgId)
 }
 
+/** Tells every server process (on commit of `tx`) to forget the principals it has cached. */
+export async function announcePrincipalsChanged(tx: Db): Promise<void> {
+  await tx.execute(sql`select pg_notify(${PRINCIPALS_CHANGED_CHANNEL}, '')`)
+}
+
 /** Revokes every active key of the org whose public prefix matches (with or without `sgn_live_`). */
 export async function revokeApiKey(db: Db, input: { orgId: string; prefix: string }, now: Date): Promise<{ revoked: number }> {
   await requireOrg(db, input.orgId)
@@ -35,13 +42,17 @@ export async function revokeApiKey(db: Db, input: { orgId: string; prefix: strin
   if (prefix.length < PUBLIC_PREFIX_LENGTH) {
     throw new AppError('invalid_request', `A key prefix has ${PUBLIC_PREFIX_LENGTH - API_KEY_PREFIX.length} hex characters after ${API_KEY_PREFIX}.`)
   }
-  const revoked = await db
-    .update(apiKeys)
-    .set({ revokedAt: now })
-    .where(and(eq(apiKeys.orgId, input.orgId), eq(apiKeys.prefix, prefix.slice(0, PUBLIC_PREFIX_LENGTH)), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id })
-  if (revoked.length === 0) throw notFound(`No active key with prefix ${prefix} in this org.`)
-  return { revoked: revoked.length }
+  const revoked = await db.transaction(async (tx) => {
+    const rows = await tx
+      .update(apiKeys)
+      .set({ revokedAt: now })
+      .where(and(eq(apiKeys.orgId, input.orgId), eq(apiKeys.prefix, prefix.slice(0, PUBLIC_PREFIX_LENGTH)), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id })
+    if (rows.length > 0) await announcePrincipalsChanged(tx)
+    return rows.length
+  })
+  if (revoked === 0) throw notFound(`No active key with prefix ${prefix} in this org.`)
+  return { revoked }
 }
 
 export interface Principal {
@@ -50,17 +61,27 @@ export interface Principal {
   plan: Plan
 }
 
-/** Resolves a presented key to its org; any unknown, malformed or revoked key is the same 401. */
-export async function authenticateApiKey(db: Db, presented: string): Promise<Principal> {
-  const invalidKey = new AppError('invalid_api_key', 'Invalid API key.')
-  if (!API_KEY_PATTERN.test(presented)) throw invalidKey
-  const presentedHash = sha256Hex(presented)
-  const [row] = await db
+const activeKeyByHash = preparedPer((db) =>
+  db
     .select({ keyHash: apiKeys.keyHash, orgId: orgs.id, orgName: orgs.name, plan: orgs.plan })
     .from(apiKeys)
     .innerJoin(orgs, eq(orgs.id, apiKeys.orgId))
-    .where(and(eq(apiKeys.keyHash, presentedHash), isNull(apiKeys.revokedAt)))
+    .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
+    .prepare('active_api_key_by_hash'),
+)
+
+/** Resolves a presented key to its org; any unknown, malformed or revoked key is the same 401. */
+export async function authenticateApiKey(services: { db: Db; principals: PrincipalCache }, presented: string): Promise<Principal> {
+  const invalidKey = new AppError('invalid_api_key', 'Invalid API key.')
+  if (!API_KEY_PATTERN.test(presented)) throw invalidKey
+  const presentedHash = sha256Hex(presented)
+  const cached = services.principals.get(presentedHash)
+  if (cached) return cached
+  const generation = services.principals.currentGeneration()
+  const [row] = await activeKeyByHash(services.db).execute({ keyHash: presentedHash })
   // The lookup is by hash; the constant-time check guards against any index-side shortcut.
   if (!row || !digestsEqual(row.keyHash, presentedHash)) throw invalidKey
-  return { orgId: row.orgId, orgName: row.orgName, plan: row.plan }
+  const principal = { orgId: row.orgId, orgName: row.orgName, plan: row.plan }
+  services.principals.set(presentedHash, principal, generation)
+  return principal
 }

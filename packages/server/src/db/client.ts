@@ -17,6 +17,12 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>
 export interface Database {
   db: Db
   kind: 'pglite' | 'postgres'
+  /**
+   * Delivers NOTIFY payloads sent on `channel` (by any process, on commit). `onLive(false)`
+   * means messages may be missed from now on (connection lost); `onLive(true)` that delivery
+   * works again, so anything derived from earlier messages should be rebuilt.
+   */
+  subscribe(channel: string, onMessage: (payload: string) => void, onLive: (live: boolean) => void): Promise<void>
   close(): Promise<void>
 }
 
@@ -38,7 +44,16 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   }
   const db = drizzlePglite(client, { schema })
   await migratePglite(db, { migrationsFolder })
-  return { db: db as unknown as Db, kind: 'pglite', close: () => client.close() }
+  return {
+    db: db as unknown as Db,
+    kind: 'pglite',
+    // One process, one engine: notifications cannot be lost.
+    subscribe: async (channel, onMessage, onLive) => {
+      await client.listen(channel, onMessage)
+      onLive(true)
+    },
+    close: () => client.close(),
+  }
 }
 
 async function openPostgres(url: string): Promise<Database> {
@@ -52,7 +67,64 @@ async function openPostgres(url: string): Promise<Database> {
     lockClient.release()
   }
   const db = drizzlePg(pool, { schema })
-  return { db: db as unknown as Db, kind: 'postgres', close: () => pool.end() }
+  const listener = postgresListener(url)
+  return {
+    db: db as unknown as Db,
+    kind: 'postgres',
+    subscribe: listener.subscribe,
+    close: async () => {
+      await listener.close()
+      await pool.end()
+    },
+  }
+}
+
+const RELISTEN_DELAY_MS = 2_000
+
+/** LISTEN needs a connection of its own, kept outside the pool and re-opened when it drops. */
+function postgresListener(url: string) {
+  let client: pg.Client | undefined
+  let closed = false
+  let retry: NodeJS.Timeout | undefined
+  const channels = new Map<string, { onMessage: (payload: string) => void; onLive: (live: boolean) => void }>()
+
+  const connect = async () => {
+    const candidate = new pg.Client({ connectionString: url })
+    candidate.on('notification', (n) => channels.get(n.channel)?.onMessage(n.payload ?? ''))
+    candidate.on('error', () => lost(candidate))
+    candidate.on('end', () => lost(candidate))
+    await candidate.connect()
+    for (const channel of channels.keys()) await candidate.query(`LISTEN "${channel}"`)
+    client = candidate
+    for (const { onLive } of channels.values()) onLive(true)
+  }
+  const lost = (which: pg.Client) => {
+    if (closed || (client !== undefined && client !== which)) return
+    if (client === which) {
+      client = undefined
+      for (const { onLive } of channels.values()) onLive(false)
+    }
+    clearTimeout(retry)
+    retry = setTimeout(() => void connect().catch(() => lost(which)), RELISTEN_DELAY_MS)
+    retry.unref()
+  }
+
+  return {
+    async subscribe(channel: string, onMessage: (payload: string) => void, onLive: (live: boolean) => void) {
+      channels.set(channel, { onMessage, onLive })
+      if (client) {
+        await client.query(`LISTEN "${channel}"`)
+        onLive(true)
+      } else {
+        await connect()
+      }
+    },
+    async close() {
+      closed = true
+      clearTimeout(retry)
+      await client?.end()
+    },
+  }
 }
 
 /** Where the embedded database lives inside DATA_DIR. */

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import lockfile from 'proper-lockfile'
 import type { Config } from '../config.ts'
+import { AppError } from '../errors.ts'
 import { openDatabase, pgliteDirFor, type Database } from './client.ts'
 
 /**
@@ -22,7 +23,8 @@ export async function openInstanceDatabase(config: Pick<Config, 'databaseUrl' | 
       retries: { retries: 30, minTimeout: 100, maxTimeout: 500 },
     })
   } catch {
-    throw new Error(`The embedded database in ${config.dataDir} is in use by another process.`)
+    // Another process holds DATA_DIR: a server (perhaps still starting) or an operator command.
+    throw new AppError('conflict', `The embedded database in ${config.dataDir} is in use by another process.`)
   }
   try {
     const database = await openDatabase({ pgliteDir: pgliteDirFor(config.dataDir) })

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { relations, sql } from 'drizzle-orm'
 import {
   boolean,
   customType,
@@ -12,6 +12,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core'
+import { PLANS } from '../orgs/plans.ts'
 
 /** bytea as a Node Buffer/Uint8Array on both drivers. */
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
@@ -20,8 +21,7 @@ const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow()
 
-export const PLANS = ['free', 'pro', 'team', 'business'] as const
-export type Plan = (typeof PLANS)[number]
+export { PLANS, type Plan } from '../orgs/plans.ts'
 
 export const orgs = pgTable('orgs', {
   id: uuid('id').primaryKey().defaultRandom(),
@@ -177,3 +177,8 @@ export const outboundEmails = pgTable(
     index('outbound_emails_created').on(t.createdAt),
   ],
 )
+
+export const documentRelations = relations(documents, ({ many }) => ({ signers: many(signers) }))
+export const signerRelations = relations(signers, ({ one }) => ({
+  document: one(documents, { fields: [signers.documentId], references: [documents.id] }),
+}))

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { authenticateApiKey, type Principal } from '../api-keys/api-keys.ts'
-import type { Db } from '../db/client.ts'
+import type { Services } from '../services.ts'
 import { AppError } from '../errors.ts'
 
 declare module 'fastify' {
@@ -21,11 +21,11 @@ function presentedKey(request: FastifyRequest): string | undefined {
 }
 
 /** onRequest hook for /api/v1: resolves the key to its org before anything else runs. */
-export function apiKeyAuth(db: Db) {
+export function apiKeyAuth(services: Pick<Services, 'db' | 'principals'>) {
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const key = presentedKey(request)
     if (!key) throw new AppError('missing_api_key', MISSING_KEY)
-    request.principal = await authenticateApiKey(db, key)
+    request.principal = await authenticateApiKey(services, key)
   }
 }
 

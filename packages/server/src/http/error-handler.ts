@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { AppError } from '../errors.ts'
 import { describeValidationErrors } from '../lib/validation.ts'
 
@@ -8,6 +8,21 @@ const FASTIFY_ERRORS: Record<string, (error: FastifyError, bodyLimit: number) =>
   FST_ERR_CTP_BODY_TOO_LARGE: (_e, limit) => [413, `The request body is larger than ${limit} bytes.`],
   FST_ERR_CTP_INVALID_JSON_BODY: () => [400, 'The request body is not valid JSON.'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => [400, 'The Content-Length header does not match the body.'],
+}
+
+/** Fastify's errors while routing (before any route applies), by code. */
+const ROUTING_ERRORS: Record<string, [number, string]> = {
+  FST_ERR_BAD_URL: [400, 'The request path is not a valid URL (malformed %-escape).'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, 'A path parameter is too long.'],
+}
+
+/**
+ * For Fastify's `frameworkErrors` option. Routing errors never reach setErrorHandler, and
+ * Fastify's own replies to them add code, message and statusCode to the `{error}` body.
+ */
+export function routingErrorHandler(error: FastifyError, _request: unknown, reply: FastifyReply): void {
+  const [status, message] = ROUTING_ERRORS[error.code] ?? [400, 'The request could not be routed.']
+  void reply.status(status).send({ error: message })
 }
 
 /** The single place where any thrown error becomes an HTTP response. */

@@ -26,7 +26,8 @@ export interface InvitationMailInput {
 }
 
 export function invitationMail(input: InvitationMailInput): { subject: string; text: string; html: string } {
-  const subject = input.customSubject ?? `${input.orgName} sent you "${input.title}" to sign`
+  // An empty custom subject means none (as an empty message does): never send a blank subject line.
+  const subject = input.customSubject || `${input.orgName} sent you "${input.title}" to sign`
   const greeting = input.signerName ? `Hello ${input.signerName},` : 'Hello,'
   const intro = `${input.orgName} has asked you to review and sign "${input.title}".`
   const expiry = input.expiresAt ? `This request expires on ${input.expiresAt.toUTCString()}.` : ''

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { orgs, type Plan } from '../db/schema.ts'
 import { invalid, notFound } from '../errors.ts'
-import { createApiKey } from '../api-keys/api-keys.ts'
+import { announcePrincipalsChanged, createApiKey } from '../api-keys/api-keys.ts'
 import { isUuid } from '../lib/ids.ts'
 
 export interface CreatedOrg {
@@ -24,7 +24,11 @@ export async function createOrg(db: Db, input: { name: string; plan: Plan }): Pr
 
 export async function setOrgPlan(db: Db, input: { orgId: string; plan: Plan }): Promise<{ org_id: string; plan: Plan }> {
   await requireOrg(db, input.orgId)
-  await db.update(orgs).set({ plan: input.plan }).where(eq(orgs.id, input.orgId))
+  await db.transaction(async (tx) => {
+    await tx.update(orgs).set({ plan: input.plan }).where(eq(orgs.id, input.orgId))
+    // Authenticated requests carry the plan: cached principals must see the new one.
+    await announcePrincipalsChanged(tx)
+  })
   return { org_id: input.orgId, plan: input.plan }
 }
 

@@ -7,12 +7,18 @@ export interface PageSize {
 }
 
 const PDF_MAGIC = '%PDF-'
+const PDF_END = '%%EOF'
+/** Writers may append a little after the last %%EOF (whitespace, a newline); a cut-off file has none near its end. */
+const END_SEARCH_BYTES = 2048
 
 /** Opens a PDF and returns its page sizes (as displayed, i.e. after /Rotate); rejects anything else. */
 export async function readPageSizes(bytes: Uint8Array): Promise<PageSize[]> {
   // The loader is lenient (it recovers damaged files), so require the header ourselves.
   const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024))
   if (!head.includes(PDF_MAGIC)) throw invalid('The file is not a PDF (no %PDF- header).')
+  // The loader silently rebuilds damaged files, so a truncated upload would lose pages unnoticed.
+  const tail = new TextDecoder('latin1').decode(bytes.subarray(Math.max(0, bytes.byteLength - END_SEARCH_BYTES)))
+  if (!tail.includes(PDF_END)) throw invalid('The PDF is incomplete (no %%EOF at its end): was the file truncated?')
   let pdf: PDF
   try {
     pdf = await PDF.load(bytes)

@@ -10,11 +10,12 @@ import { executeAdminCommand } from '../../src/admin/commands.ts'
 import type { Plan } from '../../src/db/schema.ts'
 import { startMailCatcher, type MailCatcher } from './mail-catcher.ts'
 import { makePdf } from './pdf.ts'
+import { createScratchDatabase } from './postgres.ts'
 
 /**
- * A real server on a loopback port over the real database: in-memory PGlite, or the
- * PostgreSQL named by DATABASE_URL (as .ci/run's second pass does). Mail goes to a real
- * SMTP listener.
+ * A real server on a loopback port over the real database: in-memory PGlite, or a
+ * scratch database on the PostgreSQL named by DATABASE_URL (as .ci/run's second pass
+ * does). Mail goes to a real SMTP listener.
  */
 export interface TestServer {
   url: string
@@ -31,7 +32,8 @@ export interface TestServer {
 
 export async function startTestServer(options: { clock?: Clock; env?: NodeJS.ProcessEnv } = {}): Promise<TestServer> {
   const mail = await startMailCatcher()
-  const databaseUrl = process.env.DATABASE_URL
+  const scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL) : undefined
+  const databaseUrl = scratch?.url
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     SMTP_URL: mail.url,
@@ -41,7 +43,7 @@ export async function startTestServer(options: { clock?: Clock; env?: NodeJS.Pro
     ...options.env,
   })
   const database = await openDatabase(databaseUrl ? { databaseUrl } : { inMemory: true })
-  const services = createServices(config, database, createLogger(config), options.clock ? { clock: options.clock } : {})
+  const services = await createServices(config, database, createLogger(config), options.clock ? { clock: options.clock } : {})
   const app = await buildApp(services)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
@@ -79,6 +81,7 @@ export async function startTestServer(options: { clock?: Clock; env?: NodeJS.Pro
       await app.close()
       await services.close()
       await mail.close()
+      await scratch?.drop()
     },
   }
 }

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { DOCUMENT_STATUSES, SIGNER_STATUSES } from '../../db/schema.ts'
 import { MAX_ROLE } from '../../templates/fields.ts'
-import { NullableTimestamp, Timestamp } from '../schemas.ts'
+import { NullableTimestamp, Offset, Timestamp } from '../schemas.ts'
 
 const Email = Type.String({ format: 'email', maxLength: 254, description: 'no leading dot, no consecutive dots, TLD of 2+ letters' })
 const SignerName = Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()]))
@@ -80,7 +80,7 @@ export const ListDocumentsQuery = Type.Object(
     status: Type.Optional(Type.Enum(DOCUMENT_STATUSES)),
     include_self_sealed: Type.Optional(Type.Boolean({ default: false, description: 'status=completed hides self-sealed documents unless true' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    offset: Type.Optional(Offset),
   },
   { additionalProperties: false },
 )

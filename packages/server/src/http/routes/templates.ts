@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import type { Services } from '../../services.ts'
 import { listTemplates } from '../../templates/list-templates.ts'
 import { principalOf } from '../auth.ts'
-import { ErrorBody, Timestamp, withCommonErrors } from '../schemas.ts'
+import { ErrorBody, Offset, Timestamp, withCommonErrors } from '../schemas.ts'
 
 const Template = Type.Object(
   { id: Type.String({ format: 'uuid' }), name: Type.String(), page_count: Type.Integer(), created_at: Timestamp },
@@ -13,7 +13,7 @@ const Template = Type.Object(
 const ListTemplatesQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 500 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    offset: Type.Optional(Offset),
   },
   { additionalProperties: false },
 )

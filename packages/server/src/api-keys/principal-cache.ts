@@ -1,0 +1,53 @@
+import type { Principal } from './api-keys.ts'
+
+/** The NOTIFY channel on which any process announces that cached principals may be stale. */
+export const PRINCIPALS_CHANGED_CHANNEL = 'signet_principals_changed'
+
+const TTL_MS = 60_000
+const MAX_ENTRIES = 10_000
+
+/**
+ * Key hash → Principal, so most authenticated requests skip the key lookup. Correctness
+ * comes from invalidation, not the TTL: every change to keys or orgs NOTIFYs
+ * PRINCIPALS_CHANGED_CHANNEL in its transaction and every process clears its cache on it.
+ * While notifications cannot be received (listener connection down) nothing is cached.
+ */
+export class PrincipalCache {
+  private readonly entries = new Map<string, { principal: Principal; expiresAt: number }>()
+  private live = false
+  /** Bumped on every invalidation, so a lookup that raced one cannot store what it read before it. */
+  private generation = 0
+
+  constructor(private readonly now: () => number) {}
+
+  get(keyHash: string): Principal | undefined {
+    const entry = this.entries.get(keyHash)
+    if (!entry) return undefined
+    if (entry.expiresAt <= this.now()) {
+      this.entries.delete(keyHash)
+      return undefined
+    }
+    return entry.principal
+  }
+
+  /** Call before reading the database; pass the value to set(). */
+  currentGeneration(): number {
+    return this.generation
+  }
+
+  set(keyHash: string, principal: Principal, readAtGeneration: number): void {
+    if (!this.live || readAtGeneration !== this.generation) return
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear()
+    this.entries.set(keyHash, { principal, expiresAt: this.now() + TTL_MS })
+  }
+
+  clear(): void {
+    this.generation++
+    this.entries.clear()
+  }
+
+  setLive(live: boolean): void {
+    this.live = live
+    this.clear()
+  }
+}

@@ -1,0 +1,308 @@
+import { randomUUID } from 'node:crypto'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { eq } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { startAdminSocket } from '../src/admin/socket.ts'
+import { adminSocketPath } from '../src/admin/socket-path.ts'
+import { executeAdminCommand } from '../src/admin/commands.ts'
+import { loadConfig } from '../src/config.ts'
+import { openInstanceDatabase } from '../src/db/instance.ts'
+import { orgs } from '../src/db/schema.ts'
+import { createLogger } from '../src/lib/logger.ts'
+import { createServices } from '../src/services.ts'
+import {
+  cleanUpProcesses,
+  makeTempDir,
+  runCli,
+  runCliJson,
+  startServer,
+  usingPostgres,
+  writeJson,
+  writePdf,
+  type CreatedOrg,
+  type CreatedTemplate,
+  type ServerProcess,
+} from './helpers/processes.ts'
+
+/**
+ * The operator CLI as operators run it, as a child process, next to a real server process.
+ * On PGlite the CLI talks to a running server over its admin socket and opens DATA_DIR
+ * itself when none runs; with DATABASE_URL (CI's second pass) it always connects directly.
+ */
+
+/** Process start-up dominates: generous limits keep a loaded 2-core machine green. */
+const TIMEOUT_MS = 240_000
+const API_KEY = /^sgn_live_[0-9a-f]{64}$/
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+/** US letter, as makePdf draws it. */
+const PAGE = { width: 612, height: 792 }
+
+const field = (overrides: Record<string, unknown> = {}) => ({ role: 0, type: 'signature', page: 1, x: 72, y: 650, width: 180, height: 40, ...overrides })
+
+interface TemplateList {
+  templates: { id: string; name: string; page_count: number; created_at: string }[]
+  total: number
+  org_name: string | null
+}
+
+describe('CLI against a running server', () => {
+  let dataDir: string
+  let server: ServerProcess
+  let org: CreatedOrg
+  const files: Record<'onePage' | 'twoPages' | 'threePages', string> = { onePage: '', twoPages: '', threePages: '' }
+  const signer = `ann-${randomUUID()}@example.com`
+
+  const templates = async (key: string) => {
+    const response = await server.request('/api/v1/templates', { key })
+    expect(response.status).toBe(200)
+    return (await response.json()) as TemplateList
+  }
+
+  beforeAll(async () => {
+    dataDir = makeTempDir('cli')
+    files.onePage = await writePdf(dataDir, 'one-page.pdf', 1)
+    files.twoPages = await writePdf(dataDir, 'two-pages.pdf', 2)
+    files.threePages = await writePdf(dataDir, 'three-pages.pdf', 3)
+    server = await startServer({ dataDir })
+  }, TIMEOUT_MS)
+  afterAll(cleanUpProcesses, TIMEOUT_MS)
+
+  test('org create prints the org id and a first API key that works over HTTP', async () => {
+    org = await runCliJson<CreatedOrg>(dataDir, ['org', 'create', '--name', 'Acme CLI'])
+    expect(Object.keys(org).sort()).toEqual(['api_key', 'org_id'])
+    expect(org.org_id).toMatch(UUID)
+    expect(org.api_key).toMatch(API_KEY)
+    expect(await templates(org.api_key)).toMatchObject({ templates: [], total: 0, org_name: 'Acme CLI' })
+    // PGlite: the server owns the database and serves the CLI over its socket. PostgreSQL: no socket at all.
+    expect(existsSync(adminSocketPath(dataDir))).toBe(!usingPostgres)
+  }, TIMEOUT_MS)
+
+  test('org create accepts a plan', async () => {
+    const pro = await runCliJson<CreatedOrg>(dataDir, ['org', 'create', '--name', 'Acme Pro', '--plan', 'pro'])
+    expect(pro.api_key).toMatch(API_KEY)
+    expect((await templates(pro.api_key)).org_name).toBe('Acme Pro')
+  }, TIMEOUT_MS)
+
+  test('template create without --fields places one signature field for role 0', async () => {
+    const template = await runCliJson<CreatedTemplate>(dataDir, ['template', 'create', '--org', org.org_id, '--name', 'NDA', '--pdf', files.threePages])
+    expect(Object.keys(template).sort()).toEqual(['created_at', 'id', 'name', 'page_count', 'roles'])
+    expect(template).toMatchObject({ name: 'NDA', page_count: 3, roles: [0] })
+    expect(template.id).toMatch(UUID)
+    const list = await templates(org.api_key)
+    expect(list.templates).toEqual([{ id: template.id, name: 'NDA', page_count: 3, created_at: template.created_at }])
+    // Role 0 alone: one signer is enough.
+    const created = await server.request('/api/v1/documents', { method: 'POST', key: org.api_key, json: { template_id: template.id, signer: { email: signer } } })
+    expect(created.status).toBe(201)
+  }, TIMEOUT_MS)
+
+  test('template create with --fields keeps every field and reports the roles', async () => {
+    const fieldsFile = writeJson(dataDir, 'two-party.json', [
+      field({ role: 0, page: 1 }),
+      field({ role: 0, type: 'date', page: 1, x: 300, y: 650, width: 120, height: 20 }),
+      field({ role: 1, type: 'initials', page: 2, x: 72, y: 700, width: 60, height: 30 }),
+      field({ role: 1, type: 'text', page: 2, x: 150, y: 700, width: 200, height: 20 }),
+      field({ role: 1, type: 'checkbox', page: 2, x: PAGE.width - 20, y: PAGE.height - 20, width: 20, height: 20 }),
+    ])
+    const template = await runCliJson<CreatedTemplate>(dataDir, [
+      'template', 'create', '--org', org.org_id, '--name', 'Two-party lease', '--pdf', files.twoPages, '--fields', fieldsFile,
+    ])
+    expect(template).toMatchObject({ name: 'Two-party lease', page_count: 2, roles: [0, 1] })
+    expect((await templates(org.api_key)).total).toBe(2)
+
+    const single = await server.request('/api/v1/documents', { method: 'POST', key: org.api_key, json: { template_id: template.id, signer: { email: signer } } })
+    expect(single.status).toBe(400)
+    expect(((await single.json()) as { error: string }).error).toContain('Party 2 (role 1)')
+    const both = await server.request('/api/v1/documents', {
+      method: 'POST',
+      key: org.api_key,
+      json: { template_id: template.id, signers: [{ role: 0, email: signer }, { role: 1, email: `bob-${randomUUID()}@example.com` }] },
+    })
+    expect(both.status).toBe(201)
+  }, TIMEOUT_MS)
+
+  test('mail list shows the invitations in the local outbox', async () => {
+    const messages = await runCliJson<{ to: string; subject: string; text: string }[]>(dataDir, ['mail', 'list', '--to', signer, '--limit', '5'])
+    expect(messages).toHaveLength(2)
+    expect(messages.map((m) => m.subject).sort()).toEqual(['Acme CLI sent you "NDA" to sign', 'Acme CLI sent you "Two-party lease" to sign'])
+    expect(messages.every((m) => m.to === signer)).toBe(true)
+    // Kept in full by the log transport. On a shared PostgreSQL any server may deliver (and redact) them.
+    if (!usingPostgres) expect(messages.every((m) => /\/sign\/[A-Za-z0-9_-]{43}/.test(m.text))).toBe(true)
+    expect(await runCliJson<unknown[]>(dataDir, ['mail', 'list', '--to', signer, '--limit', '1'])).toHaveLength(1)
+  }, TIMEOUT_MS)
+
+  test('key create adds a second key; key revoke disables only that one', async () => {
+    const { api_key: second } = await runCliJson<{ api_key: string }>(dataDir, ['key', 'create', '--org', org.org_id])
+    expect(second).toMatch(API_KEY)
+    expect(second).not.toBe(org.api_key)
+    expect((await templates(second)).total).toBe(2)
+
+    const prefix = second.slice(0, 17)
+    expect(await runCliJson(dataDir, ['key', 'revoke', '--org', org.org_id, '--prefix', prefix])).toEqual({ revoked: 1 })
+    const revoked = await server.request('/api/v1/templates', { key: second })
+    expect(revoked.status).toBe(401)
+    expect(await revoked.json()).toEqual({ error: 'Invalid API key.' })
+    expect((await templates(org.api_key)).total).toBe(2)
+
+    const again = await runCli(dataDir, ['key', 'revoke', '--org', org.org_id, '--prefix', prefix])
+    expect(again).toMatchObject({ code: 1, stdout: '' })
+    expect(again.stderr).toContain(`No active key with prefix ${prefix}`)
+  }, TIMEOUT_MS)
+
+  test('key revoke only touches keys of the given org', async () => {
+    const other = await runCliJson<CreatedOrg>(dataDir, ['org', 'create', '--name', 'Other'])
+    const result = await runCli(dataDir, ['key', 'revoke', '--org', other.org_id, '--prefix', org.api_key.slice(0, 17)])
+    expect(result).toMatchObject({ code: 1, stdout: '' })
+    expect(result.stderr).toMatch(/No active key with prefix/)
+    expect((await templates(org.api_key)).total).toBe(2)
+  }, TIMEOUT_MS)
+
+  test('org set-plan changes the plan of an existing org', async () => {
+    expect(await runCliJson(dataDir, ['org', 'set-plan', '--org', org.org_id, '--plan', 'business'])).toEqual({ org_id: org.org_id, plan: 'business' })
+    expect((await templates(org.api_key)).total).toBe(2)
+  }, TIMEOUT_MS)
+
+  describe('rejects bad input with a clear message, a non-zero exit and nothing on stdout', () => {
+    type Case = [label: string, args: () => string[], message: RegExp]
+    const pdfCase = (label: string, file: () => string, message: RegExp): Case => [
+      label,
+      () => ['template', 'create', '--org', org.org_id, '--name', 'Bad', '--pdf', file()],
+      message,
+    ]
+    const fieldsCase = (label: string, fields: unknown, message: RegExp): Case => [
+      label,
+      () => {
+        const path = join(dataDir, `fields-${randomUUID()}.json`)
+        writeFileSync(path, typeof fields === 'string' ? fields : JSON.stringify(fields))
+        return ['template', 'create', '--org', org.org_id, '--name', 'Bad', '--pdf', files.twoPages, '--fields', path]
+      },
+      message,
+    ]
+    const cases: Case[] = [
+      pdfCase('a file that is not a PDF', () => writeJson(dataDir, 'not-a.pdf', { hello: 'world' }), /not a PDF/),
+      pdfCase(
+        'a truncated PDF',
+        () => {
+          const path = join(dataDir, 'truncated.pdf')
+          const bytes = readFileSync(files.threePages)
+          // Cut mid-file: the header is there, the later pages, the xref table and %%EOF are not.
+          writeFileSync(path, bytes.subarray(0, Math.floor(bytes.length * 0.6)))
+          return path
+        },
+        /truncated|damaged|not a valid PDF/,
+      ),
+      pdfCase('a PDF file that does not exist', () => join(dataDir, 'missing.pdf'), /Cannot read the PDF file .*missing\.pdf: ENOENT/),
+      fieldsCase('a field off the page', [field({ x: PAGE.width - 100, width: 180 })], /fields\[0\].*off page 1/),
+      fieldsCase('a field below the page', [field({ page: 2, y: PAGE.height - 10 })], /fields\[0\].*off page 2/),
+      fieldsCase('a page beyond the last', [field(), field({ page: 3 })], /fields\[1\].*page 3 does not exist.*2 pages/),
+      fieldsCase('page 0 (pages are 1-based)', [field({ page: 0 })], /page/),
+      fieldsCase('a role above 19', [field({ role: 20 })], /role/),
+      fieldsCase('a negative role', [field({ role: -1 })], /role/),
+      fieldsCase('an unknown field type', [field({ type: 'stamp' })], /type/),
+      fieldsCase('an empty fields list', [], /fields/),
+      fieldsCase('malformed JSON', '[{"role": 0, "type": "signature",', /not valid JSON/),
+      [
+        'a fields file that does not exist',
+        () => ['template', 'create', '--org', org.org_id, '--name', 'Bad', '--pdf', files.onePage, '--fields', join(dataDir, 'nope.json')],
+        /Cannot read the fields file .*nope\.json: ENOENT/,
+      ],
+      ['a template for an unknown org', () => ['template', 'create', '--org', randomUUID(), '--name', 'Bad', '--pdf', files.onePage], /Org .* not found/],
+      ['an unknown plan', () => ['org', 'set-plan', '--org', org.org_id, '--plan', 'platinum'], /Allowed choices are free, pro, team, business/],
+      ['set-plan on an unknown org', () => ['org', 'set-plan', '--org', randomUUID(), '--plan', 'pro'], /Org .* not found/],
+      ['an org id that is not a UUID', () => ['key', 'create', '--org', 'acme'], /Org acme not found/],
+      ['a key prefix that is too short', () => ['key', 'revoke', '--org', org.org_id, '--prefix', 'sgn_live_1a2b'], /8 hex characters/],
+      ['an empty org name', () => ['org', 'create', '--name', '  '], /Org name must be 1 to 200 characters/],
+      ['a missing required option', () => ['org', 'create'], /required option '--name <name>' not specified/],
+      ['an unknown command', () => ['org', 'delete'], /unknown command/],
+    ]
+
+    test.each(cases)('%s', async (_label, args, message) => {
+      const result = await runCli(dataDir, args())
+      expect(result.stdout).toBe('')
+      expect(result.code).not.toBe(0)
+      expect(result.code).not.toBeNull()
+      expect(result.stderr).toMatch(/^error: /)
+      expect(result.stderr).toMatch(message)
+      // A clear message, not a crash.
+      expect(result.stderr).not.toMatch(/\n\s+at /)
+    }, TIMEOUT_MS)
+
+    test('none of the rejected templates was saved', async () => {
+      expect((await templates(org.api_key)).total).toBe(2)
+    })
+  })
+
+  test('the server is still healthy and stops cleanly', async () => {
+    expect((await server.request('/healthz')).status).toBe(200)
+    expect(await server.stop()).toEqual({ code: 0, signal: null })
+  }, TIMEOUT_MS)
+})
+
+describe('CLI with no server running', () => {
+  afterAll(cleanUpProcesses, TIMEOUT_MS)
+
+  test('opens the database itself; a server started afterwards sees the data', async () => {
+    const dataDir = makeTempDir('cli-offline')
+    const pdf = await writePdf(dataDir, 'agreement.pdf', 2)
+    const org = await runCliJson<CreatedOrg>(dataDir, ['org', 'create', '--name', 'Offline Org', '--plan', 'team'])
+    expect(org.api_key).toMatch(API_KEY)
+    const template = await runCliJson<CreatedTemplate>(dataDir, ['template', 'create', '--org', org.org_id, '--name', 'Offline NDA', '--pdf', pdf])
+    expect(template).toMatchObject({ page_count: 2, roles: [0] })
+    if (!usingPostgres) {
+      // Each command released the instance lock and served no socket.
+      expect(existsSync(join(dataDir, 'instance.lock'))).toBe(false)
+      expect(existsSync(adminSocketPath(dataDir))).toBe(false)
+    }
+    expect(await runCliJson(dataDir, ['org', 'set-plan', '--org', org.org_id, '--plan', 'pro'])).toEqual({ org_id: org.org_id, plan: 'pro' })
+    // The plan is not visible over HTTP; read it from the database, which no one holds now.
+    const database = await openInstanceDatabase(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL }))
+    try {
+      expect(await database.db.select({ plan: orgs.plan }).from(orgs).where(eq(orgs.id, org.org_id))).toEqual([{ plan: 'pro' }])
+    } finally {
+      await database.close()
+    }
+
+    const server = await startServer({ dataDir })
+    const response = await server.request('/api/v1/templates', { key: org.api_key })
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({
+      templates: [{ id: template.id, name: 'Offline NDA', page_count: 2 }],
+      total: 1,
+      org_name: 'Offline Org',
+    })
+    // Now the same CLI goes through the running server.
+    const { api_key: second } = await runCliJson<{ api_key: string }>(dataDir, ['key', 'create', '--org', org.org_id])
+    expect((await server.request('/api/v1/templates', { key: second })).status).toBe(200)
+    expect(await server.stop()).toEqual({ code: 0, signal: null })
+  }, TIMEOUT_MS)
+})
+
+describe.skipIf(usingPostgres)('CLI while a server is starting', () => {
+  afterAll(cleanUpProcesses, TIMEOUT_MS)
+
+  /**
+   * A server takes the instance lock, then spends seconds opening the database before its admin
+   * socket is up. This test process plays that server with the real lock and socket code; the
+   * socket comes up only once the CLI has (on any sane machine) found none and is waiting for
+   * the lock. Either way the command must run, exactly once, in the server.
+   */
+  test('a command issued before the admin socket is up runs once the server serves it', async () => {
+    const dataDir = makeTempDir('cli-starting')
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' })
+    const services = await createServices(config, await openInstanceDatabase(config), createLogger(config))
+    try {
+      const cli = runCli(dataDir, ['org', 'create', '--name', 'Early bird'])
+      await new Promise((resolve) => setTimeout(resolve, 8_000))
+      const socket = await startAdminSocket(services)
+      const result = await cli
+      await socket.close()
+      expect(result.stderr).toBe('')
+      expect(result.code).toBe(0)
+      const org = JSON.parse(result.stdout) as CreatedOrg
+      const { api_key } = (await executeAdminCommand(services, { name: 'key.create', orgId: org.org_id })) as { api_key: string }
+      expect(api_key).toMatch(API_KEY)
+    } finally {
+      await services.close()
+    }
+  }, TIMEOUT_MS)
+})

@@ -1,0 +1,278 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { makePdf } from './pdf.ts'
+
+/**
+ * The real server and operator CLI as child processes, started the way an operator
+ * starts them (`node --import tsx …` from the repository root). On PGlite every CLI
+ * call without a server, and every server start, boots the embedded database: several
+ * seconds on a loaded 2-core machine, more for a fresh DATA_DIR (initdb + migrations).
+ */
+
+export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
+const SERVER_ENTRY = 'packages/server/src/server.ts'
+const CLI_ENTRY = 'packages/server/src/admin/cli.ts'
+
+/** CI's second pass sets DATABASE_URL; the children inherit it and use PostgreSQL. */
+export const usingPostgres = Boolean(process.env.DATABASE_URL)
+
+export const STARTUP_TIMEOUT_MS = 120_000
+export const CLI_TIMEOUT_MS = 120_000
+/** server.ts force-exits after 15 s; a clean stop must come well before this. */
+const STOP_TIMEOUT_MS = 30_000
+
+const children = new Set<ChildProcess>()
+const tempDirs: string[] = []
+
+export function makeTempDir(label: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `signet-${label}-`))
+  tempDirs.push(dir)
+  return dir
+}
+
+/** SIGKILLs every child still running and removes the temp dirs; call from afterAll/afterEach. */
+export async function cleanUpProcesses(): Promise<void> {
+  await Promise.all(
+    [...children].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve()
+          child.once('exit', () => resolve())
+          child.kill('SIGKILL')
+        }),
+    ),
+  )
+  children.clear()
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address()
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
+
+function childEnv(dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...extra }
+  // Mail stays in the local outbox, where `mail list` can read it.
+  delete env.SMTP_URL
+  return env
+}
+
+export interface Exit {
+  code: number | null
+  signal: NodeJS.Signals | null
+}
+
+interface Spawned {
+  child: ChildProcess
+  exited: Promise<Exit>
+  stdout(): string
+  stderr(): string
+}
+
+function spawnTracked(entry: string, args: string[], env: NodeJS.ProcessEnv): Spawned {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  children.add(child)
+  let stdout = ''
+  let stderr = ''
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  // 'close' (not 'exit') so that all output has been read.
+  const exited = new Promise<Exit>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })))
+  return { child, exited, stdout: () => stdout, stderr: () => stderr }
+}
+
+function parseLogLine(line: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(line)
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)))
+  try {
+    return await Promise.race([promise, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+export interface RequestOptions extends RequestInit {
+  /** Sent as `Authorization: Bearer <key>`. */
+  key?: string
+  /** JSON-encoded as the body, with its Content-Type. */
+  json?: unknown
+}
+
+export function apiRequest(baseUrl: string, path: string, init: RequestOptions = {}): Promise<Response> {
+  const { json, key, ...rest } = init
+  const headers = new Headers(rest.headers)
+  if (key) headers.set('authorization', `Bearer ${key}`)
+  if (json !== undefined) headers.set('content-type', 'application/json')
+  return fetch(baseUrl + path, { ...rest, headers, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) })
+}
+
+export interface ServerProcess {
+  url: string
+  port: number
+  dataDir: string
+  child: ChildProcess
+  exited: Promise<Exit>
+  /** Everything the server wrote so far, stdout then stderr. */
+  output(): string
+  /** Resolves once the server logged a JSON line (LOG_LEVEL permitting) that matches. */
+  waitForLog(match: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>
+  request(path: string, init?: RequestOptions): Promise<Response>
+  /** Sends the signal and resolves with the exit; rejects if the process outlives STOP_TIMEOUT_MS. */
+  stop(signal?: NodeJS.Signals): Promise<Exit>
+}
+
+/** Starts `server.ts` on DATA_DIR (and DATABASE_URL when set) on a free port and waits for GET /healthz → 200. */
+export async function startServer(options: { dataDir: string; env?: NodeJS.ProcessEnv }): Promise<ServerProcess> {
+  for (let attempt = 1; ; attempt++) {
+    const server = launchServer(options.dataDir, await freePort(), options.env)
+    try {
+      await waitForHealthy(server)
+      return server
+    } catch (error) {
+      // Between probing a free port and the server binding it, another process may take it.
+      if (attempt === 3 || !server.output().includes('EADDRINUSE')) throw error
+    }
+  }
+}
+
+function launchServer(dataDir: string, port: number, env: NodeJS.ProcessEnv = {}): ServerProcess {
+  const spawned = spawnTracked(SERVER_ENTRY, [], childEnv(dataDir, { PORT: String(port), ...env }))
+  const url = `http://127.0.0.1:${port}`
+  let exit: Exit | undefined
+  void spawned.exited.then((e) => (exit = e))
+  const output = () => spawned.stdout() + spawned.stderr()
+  const failure = (what: string) => new Error(`${what}\n--- server output ---\n${output()}`)
+
+  const server: ServerProcess = {
+    url,
+    port,
+    dataDir,
+    child: spawned.child,
+    exited: spawned.exited,
+    output,
+    async waitForLog(match, timeoutMs = STARTUP_TIMEOUT_MS) {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const lines = spawned.stdout().split('\n')
+        lines.pop() // still being written
+        for (const line of lines) {
+          const parsed = parseLogLine(line)
+          if (parsed && match(parsed)) return parsed
+        }
+        if (exit) throw failure(`the server exited (${JSON.stringify(exit)}) before logging the expected line`)
+        if (Date.now() > deadline) throw failure('timed out waiting for a log line')
+        await sleep(20)
+      }
+    },
+    request: (path, init) => apiRequest(url, path, init),
+    async stop(signal = 'SIGTERM') {
+      if (!exit) spawned.child.kill(signal)
+      const result = await withTimeout(spawned.exited, STOP_TIMEOUT_MS)
+      if (result === 'timeout') throw failure(`the server did not exit within ${STOP_TIMEOUT_MS} ms of ${signal}`)
+      return result
+    },
+  }
+  return server
+}
+
+async function waitForHealthy(server: ServerProcess): Promise<void> {
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS
+  let exit: Exit | undefined
+  void server.exited.then((e) => (exit = e))
+  for (;;) {
+    if (exit) throw new Error(`the server exited (${JSON.stringify(exit)}) before it was ready\n--- server output ---\n${server.output()}`)
+    try {
+      const response = await server.request('/healthz', { signal: AbortSignal.timeout(10_000) })
+      if (response.status === 200) return
+      await response.body?.cancel()
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`the server was not ready within ${STARTUP_TIMEOUT_MS} ms\n--- server output ---\n${server.output()}`)
+    await sleep(100)
+  }
+}
+
+/** True once nothing accepts connections at url (the fetch fails outright). */
+export async function isUnreachable(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${url}/healthz`)
+    await response.body?.cancel()
+    return false
+  } catch {
+    return true
+  }
+}
+
+export interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs the operator CLI against DATA_DIR (and DATABASE_URL when set); never rejects on a non-zero exit. */
+export async function runCli(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  const spawned = spawnTracked(CLI_ENTRY, args, childEnv(dataDir, env))
+  const result = await withTimeout(spawned.exited, CLI_TIMEOUT_MS)
+  if (result === 'timeout') {
+    spawned.child.kill('SIGKILL')
+    throw new Error(`admin ${args.join(' ')} did not finish within ${CLI_TIMEOUT_MS} ms\n${spawned.stderr()}`)
+  }
+  children.delete(spawned.child)
+  return { code: result.code, stdout: spawned.stdout(), stderr: spawned.stderr() }
+}
+
+/** Runs the CLI, requires exit 0 and returns its stdout parsed as JSON. */
+export async function runCliJson<T>(dataDir: string, args: string[]): Promise<T> {
+  const result = await runCli(dataDir, args)
+  if (result.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${result.code}:\n${result.stderr}`)
+  return JSON.parse(result.stdout) as T
+}
+
+export interface CreatedOrg {
+  org_id: string
+  api_key: string
+}
+
+export interface CreatedTemplate {
+  id: string
+  name: string
+  page_count: number
+  created_at: string
+  roles: number[]
+}
+
+/** Writes a PDF of `pages` pages into dir and returns its path. */
+export async function writePdf(dir: string, name: string, pages: number): Promise<string> {
+  const path = join(dir, name)
+  writeFileSync(path, await makePdf(pages))
+  return path
+}
+
+export function writeJson(dir: string, name: string, value: unknown): string {
+  const path = join(dir, name)
+  writeFileSync(path, JSON.stringify(value))
+  return path
+}

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { bodyOf } from './helpers/api.ts'
+import { startTestServer, type TestServer } from './helpers/test-server.ts'
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startTestServer()
+})
+afterAll(() => server.close())
+
+interface Schema {
+  type?: string
+  properties?: Record<string, Schema>
+  items?: Schema
+  additionalProperties?: unknown
+  required?: string[]
+  minItems?: number
+  maxItems?: number
+  maximum?: number
+}
+interface Operation {
+  parameters?: { name: string; in: string; schema: Schema }[]
+  requestBody?: { content: Record<string, { schema: Schema }> }
+  responses: Record<string, unknown>
+}
+interface OpenApi {
+  openapi: string
+  info: { version: string; title: string }
+  paths: Record<string, Record<string, Operation>>
+}
+
+/** Every REST operation of /api/v1, as the spec lists them. */
+const OPERATIONS = [
+  ['post', '/api/v1/documents'],
+  ['get', '/api/v1/documents'],
+  ['get', '/api/v1/documents/{id}'],
+  ['post', '/api/v1/documents/{id}/void'],
+  ['get', '/api/v1/documents/{id}/signed-file'],
+  ['get', '/api/v1/documents/{id}/certificate'],
+  ['get', '/api/v1/documents/{id}/badge'],
+  ['get', '/api/v1/templates'],
+] as const
+
+let document: OpenApi
+const operation = (method: string, path: string): Operation => {
+  const found = document.paths[path]?.[method]
+  if (!found) throw new Error(`no ${method.toUpperCase()} ${path} in the OpenAPI document`)
+  return found
+}
+
+describe('GET /api/v1/openapi.json', () => {
+  beforeAll(async () => {
+    // No Authorization header: the description is public.
+    const response = await server.request('/api/v1/openapi.json')
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/)
+    document = await bodyOf<OpenApi>(response)
+  })
+
+  test('is OpenAPI 3.x, interface version 1.0.0', () => {
+    expect(document.openapi).toMatch(/^3\.\d+\.\d+$/)
+    expect(document.info.version).toBe('1.0.0')
+  })
+
+  test('describes exactly the /api/v1 REST operations', () => {
+    const described = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+        .map((method) => `${method} ${path}`),
+    )
+    expect(described.sort()).toEqual(OPERATIONS.map(([method, path]) => `${method} ${path}`).sort())
+  })
+
+  test.each(OPERATIONS)('%s %s documents 401 and 429', (method, path) => {
+    const { responses } = operation(method, path)
+    expect(responses).toHaveProperty('401')
+    expect(responses).toHaveProperty('429')
+  })
+
+  test('the create body is strict, with the validation rules the server runs', () => {
+    const schema = operation('post', '/api/v1/documents').requestBody?.content['application/json']?.schema
+    expect(schema?.additionalProperties).toBe(false)
+    expect(schema?.required).toEqual(['template_id'])
+    expect(schema?.properties?.signer?.additionalProperties).toBe(false)
+    const signers = schema?.properties?.signers
+    expect(signers).toMatchObject({ type: 'array', minItems: 1, maxItems: 20 })
+    expect(signers?.items?.additionalProperties).toBe(false)
+    expect(signers?.items?.properties?.role).toMatchObject({ type: 'integer', minimum: 0, maximum: 19 })
+  })
+
+  test('list query parameters carry their limits', () => {
+    const limitOf = (path: string) => operation('get', path).parameters?.find((p) => p.name === 'limit' && p.in === 'query')?.schema
+    expect(limitOf('/api/v1/documents')).toMatchObject({ maximum: 100 })
+    expect(limitOf('/api/v1/templates')).toMatchObject({ maximum: 500 })
+  })
+})
+
+test('/docs serves an HTML page', async () => {
+  const response = await server.request('/docs')
+  expect(response.status).toBe(200)
+  expect(response.headers.get('content-type')).toMatch(/^text\/html/)
+  expect(await response.text()).toMatch(/<html/i)
+})
