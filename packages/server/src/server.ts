@@ -18,7 +18,7 @@ async function main(): Promise<void> {
     throw error
   }
   const logger = createLogger(config)
-  const database = await openInstanceDatabase(config)
+  const database = await openInstanceDatabase(config, (error) => logger.warn({ err: error }, 'database connection error'))
   const services = await createServices(config, database, logger)
   const app = await buildApp(services)
   const adminSocket = database.kind === 'pglite' ? await startAdminSocket(services) : undefined

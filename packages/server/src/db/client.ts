@@ -32,9 +32,13 @@ const MIGRATION_LOCK_ID = 0x5167_6e65
 
 export type DatabaseTarget = { databaseUrl: string } | { pgliteDir: string } | { inMemory: true }
 
+/** Where errors that belong to no query go (a pooled idle connection the server terminated). */
+export type BackgroundErrorSink = (error: Error) => void
+const toStderr: BackgroundErrorSink = (error) => process.stderr.write(`database connection error: ${error.message}\n`)
+
 /** Opens the database and brings its schema up to date. */
-export async function openDatabase(target: DatabaseTarget): Promise<Database> {
-  if ('databaseUrl' in target) return openPostgres(target.databaseUrl)
+export async function openDatabase(target: DatabaseTarget, onBackgroundError: BackgroundErrorSink = toStderr): Promise<Database> {
+  if ('databaseUrl' in target) return openPostgres(target.databaseUrl, onBackgroundError)
   let client: PGlite
   if ('pgliteDir' in target) {
     mkdirSync(target.pgliteDir, { recursive: true })
@@ -56,8 +60,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   }
 }
 
-async function openPostgres(url: string): Promise<Database> {
+async function openPostgres(url: string, onBackgroundError: BackgroundErrorSink): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: 10 })
+  // An idle connection that dies (server restart, proxy timeout) is dropped by the pool and
+  // re-opened on demand; without a listener its error would crash the process.
+  pool.on('error', onBackgroundError)
   const lockClient = await pool.connect()
   try {
     await lockClient.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID])
@@ -110,7 +117,7 @@ function postgresListener(url: string) {
   }
 
   return {
-    async subscribe(channel: string, onMessage: (payload: string) => void, onLive: (live: boolean) => void) {
+    subscribe: async (channel: string, onMessage: (payload: string) => void, onLive: (live: boolean) => void) => {
       channels.set(channel, { onMessage, onLive })
       if (client) {
         await client.query(`LISTEN "${channel}"`)
@@ -119,7 +126,7 @@ function postgresListener(url: string) {
         await connect()
       }
     },
-    async close() {
+    close: async () => {
       closed = true
       clearTimeout(retry)
       await client?.end()

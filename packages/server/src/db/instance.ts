@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import lockfile from 'proper-lockfile'
 import type { Config } from '../config.ts'
 import { AppError } from '../errors.ts'
-import { openDatabase, pgliteDirFor, type Database } from './client.ts'
+import { openDatabase, pgliteDirFor, type BackgroundErrorSink, type Database } from './client.ts'
 
 /**
  * Opens the instance's database: PostgreSQL when DATABASE_URL is set, else the embedded
@@ -11,8 +11,11 @@ import { openDatabase, pgliteDirFor, type Database } from './client.ts'
  * lock that the holder refreshes; a crashed holder's lock goes stale after 10 s.
  * While a server holds it, the operator CLI talks to the server over the admin socket.
  */
-export async function openInstanceDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Database> {
-  if (config.databaseUrl) return openDatabase({ databaseUrl: config.databaseUrl })
+export async function openInstanceDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  onBackgroundError?: BackgroundErrorSink,
+): Promise<Database> {
+  if (config.databaseUrl) return openDatabase({ databaseUrl: config.databaseUrl }, onBackgroundError)
   mkdirSync(config.dataDir, { recursive: true })
   let release: () => Promise<void>
   try {

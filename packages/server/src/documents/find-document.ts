@@ -11,11 +11,20 @@ const byIdInOrg = and(eq(documents.id, sql.placeholder('id')), eq(documents.orgI
 
 const documentInOrg = preparedPer((db) => db.select().from(documents).where(byIdInOrg).prepare('document_in_org'))
 
-/** One round trip for the hottest read: the document with its signers in request order. */
+/** One round trip for the hottest read: the columns the status view shows, with the signers in request order. */
 const documentWithSignersInOrg = preparedPer((db) =>
   db.query.documents
-    .findFirst({ where: byIdInOrg, with: { signers: { orderBy: [asc(signers.position)] } } })
-    .prepare('document_with_signers_in_org'),
+    .findFirst({
+      where: byIdInOrg,
+      columns: { id: true, title: true, status: true, createdAt: true, updatedAt: true, expiresAt: true },
+      with: {
+        signers: {
+          columns: { email: true, name: true, status: true, signedAt: true, authRequired: true, authVerified: true },
+          orderBy: [asc(signers.position)],
+        },
+      },
+    })
+    .prepare('document_status_in_org'),
 )
 
 /** The org's document, or the same 404 whether it is missing, malformed or another org's. */
@@ -25,11 +34,9 @@ export async function findDocument(db: Db, orgId: string, documentId: string): P
   return row
 }
 
-export async function findDocumentWithSigners(
-  db: Db,
-  orgId: string,
-  documentId: string,
-): Promise<typeof documents.$inferSelect & { signers: (typeof signers.$inferSelect)[] }> {
+export type DocumentStatusRow = NonNullable<Awaited<ReturnType<ReturnType<typeof documentWithSignersInOrg>['execute']>>>
+
+export async function findDocumentStatus(db: Db, orgId: string, documentId: string): Promise<DocumentStatusRow> {
   const row = isUuid(documentId) ? await documentWithSignersInOrg(db).execute({ id: documentId, orgId }) : undefined
   if (!row) throw documentNotFound()
   return row

@@ -1,4 +1,5 @@
 import type { documents, signers } from '../db/schema.ts'
+import type { DocumentStatusRow } from './find-document.ts'
 
 type DocumentRow = typeof documents.$inferSelect
 type SignerRow = typeof signers.$inferSelect
@@ -39,14 +40,14 @@ export const presentListItem = (row: DocumentRow): DocumentListItem => ({
   expires_at: row.expiresAt?.toISOString() ?? null,
 })
 
-export const presentDocument = (row: DocumentRow, signerRows: SignerRow[]): DocumentView => ({
+export const presentDocument = (row: DocumentStatusRow): DocumentView => ({
   id: row.id,
   title: row.title,
   status: row.status,
   created_at: row.createdAt.toISOString(),
   updated_at: row.updatedAt.toISOString(),
   expires_at: row.expiresAt?.toISOString() ?? null,
-  signers: signerRows.map((s) => ({
+  signers: row.signers.map((s) => ({
     email: s.email,
     name: s.name,
     status: s.status,

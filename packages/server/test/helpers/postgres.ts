@@ -5,7 +5,7 @@ import pg from 'pg'
  * A fresh database beside the one DATABASE_URL names, for one test file: each test
  * server's mail dispatcher then sees only its own outbox, and files never share rows.
  */
-export async function createScratchDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createScratchDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `signet_test_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: baseUrl })
   await admin.connect()
@@ -18,7 +18,7 @@ export async function createScratchDatabase(baseUrl: string): Promise<{ url: str
   url.pathname = `/${name}`
   return {
     url: url.toString(),
-    async drop() {
+    drop: async () => {
       const client = new pg.Client({ connectionString: baseUrl })
       await client.connect()
       try {

@@ -1,0 +1,205 @@
+/**
+ * `npm run bench`: HTTP throughput of the Signet API against a bare Fastify route, on
+ * loopback, over embedded PGlite and (when reachable) PostgreSQL. Prints a markdown
+ * table and writes it, with the method and machine facts, into docs/benchmarks.md.
+ *
+ * Environment (all optional):
+ *   BENCH_DURATION     measured seconds per case (default 10)
+ *   BENCH_WARMUP       warm-up seconds per case, not measured (default 3)
+ *   BENCH_CONNECTIONS  concurrent keep-alive connections (default 10)
+ *   BENCH_PIPELINING   requests in flight per connection (default 1)
+ *   BENCH_BACKENDS     comma-separated subset of pglite,postgres (default both)
+ *   BENCH_OUTPUT       markdown file to update (default docs/benchmarks.md; "-" to skip)
+ *   BENCH_QUIET_WAIT   seconds to wait, before each case, for other load on the machine to stop (default 60)
+ *   LOG_LEVEL          the servers' log level (default warn, see "Method")
+ *   DATABASE_URL       PostgreSQL server (default postgres://postgres@127.0.0.1:5432/test)
+ */
+import { fileURLToPath } from 'node:url'
+import { measure, waitForQuiet, type CaseResult, type LoadSpec } from './loadgen.ts'
+import { machineFacts, markdownTable, writeSection, type Row } from './report.ts'
+import { redactUrl, scratchPostgres, startBare, startSignet, type Backend, type LogLevel } from './targets.ts'
+
+const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test'
+/** The issue's target: the document read at ≥ 40% of the bare route's throughput, on PostgreSQL. */
+const TARGET_RATIO = 0.4
+
+function intEnv(name: string, fallback: number, min: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min} (got "${raw}")`)
+  return value
+}
+
+const durationSeconds = intEnv('BENCH_DURATION', 10, 1)
+const warmupSeconds = intEnv('BENCH_WARMUP', 3, 0)
+const connections = intEnv('BENCH_CONNECTIONS', 10, 1)
+const pipelining = intEnv('BENCH_PIPELINING', 1, 1)
+const quietWaitSeconds = intEnv('BENCH_QUIET_WAIT', 60, 0)
+/** Busy CPU of other processes (% of one core) above which a case is flagged as disturbed. */
+const DISTURBED_PCT = 25
+const logLevel = (process.env.LOG_LEVEL || 'warn') as LogLevel
+const databaseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL
+const backends = (process.env.BENCH_BACKENDS || 'pglite,postgres').split(',').map((b) => b.trim())
+for (const b of backends) if (b !== 'pglite' && b !== 'postgres') throw new Error(`BENCH_BACKENDS: unknown backend "${b}"`)
+const output = process.env.BENCH_OUTPUT ?? fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url))
+
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`)
+
+/** The PostgreSQL database of the section being measured, for per-database CPU accounting. */
+let postgresDatabase: string | undefined
+
+function spec(url: string, method: LoadSpec['method'], headers: Record<string, string> = {}, body?: string): LoadSpec {
+  return {
+    url,
+    method,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+    connections,
+    pipelining,
+    warmupSeconds,
+    durationSeconds,
+    ...(postgresDatabase !== undefined ? { postgresDatabase } : {}),
+  }
+}
+
+const disturbed: string[] = []
+
+async function runCase(label: string, load: LoadSpec): Promise<CaseResult> {
+  const { quiet, busyPct } = await waitForQuiet(quietWaitSeconds, DISTURBED_PCT)
+  if (!quiet) log(`${label}: the machine is still busy (${busyPct?.toFixed(0)}% of a core used by others) after ${quietWaitSeconds}s; measuring anyway`)
+  log(`${label}: ${warmupSeconds}s warm-up + ${durationSeconds}s measured, ${connections} connections…`)
+  const result = await measure(load)
+  const status = Object.entries(result.statusCounts)
+    .map(([code, count]) => `${code}×${count}`)
+    .join(' ')
+  log(
+    `${label}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms [${status}]` +
+      (result.errors > 0 ? ` errors=${result.errors}` : '') +
+      (result.otherCpuPct !== undefined ? `, other processes ${result.otherCpuPct.toFixed(0)}% of a core` : '') +
+      (result.stealPct !== undefined ? `, steal ${result.stealPct.toFixed(0)}%` : ''),
+  )
+  if ((result.otherCpuPct ?? 0) > DISTURBED_PCT) disturbed.push(`${label} (${result.otherCpuPct?.toFixed(0)}%)`)
+  return result
+}
+
+/** The command as typed, with the environment that shaped it. */
+function commandLine(): string {
+  const names = ['BENCH_DURATION', 'BENCH_WARMUP', 'BENCH_CONNECTIONS', 'BENCH_PIPELINING', 'BENCH_BACKENDS', 'LOG_LEVEL', 'DATABASE_URL']
+  const env = names.filter((n) => process.env[n]).map((n) => `${n}=${n === 'DATABASE_URL' ? redactUrl(process.env[n] ?? '') : process.env[n]}`)
+  return [...env, 'npm run bench'].join(' ')
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date()
+  const rows: Row[] = []
+  const notes: string[] = []
+  const facts: Record<string, string> = {}
+  const bare = await startBare(logLevel)
+  const bareUrl = bare.url + bare.path
+
+  try {
+    for (const name of backends) {
+      let backend: Backend
+      let drop = () => Promise.resolve()
+      let label: string
+      if (name === 'postgres') {
+        let scratch: Awaited<ReturnType<typeof scratchPostgres>>
+        try {
+          scratch = await scratchPostgres(databaseUrl)
+        } catch (error) {
+          const message = `PostgreSQL section skipped: ${redactUrl(databaseUrl)} is unreachable (${(error as Error).message}).`
+          log(message)
+          notes.push(message)
+          continue
+        }
+        facts.PostgreSQL = `${scratch.serverVersion} on ${new URL(databaseUrl).host}${scratch.scratch ? ' (scratch database, dropped afterwards)' : ''}`
+        backend = { kind: 'postgres', databaseUrl: scratch.databaseUrl }
+        drop = () => scratch.drop()
+        label = 'PostgreSQL'
+      } else {
+        backend = { kind: 'pglite' }
+        label = 'PGlite'
+      }
+
+      log(`${label}: starting Signet and seeding one org, template and document…`)
+      const signet = await startSignet(backend, logLevel)
+      postgresDatabase = signet.postgresDatabase
+      try {
+        const auth = { authorization: `Bearer ${signet.apiKey}` }
+        // The baseline is measured before and after the app's cases; ratios use their mean,
+        // and the two rows show how much the machine drifted meanwhile.
+        const bareBefore = await runCase(`${label} / bare (before)`, spec(bareUrl, 'GET'))
+        const read = await runCase(`${label} / GET document`, spec(`${signet.url}/api/v1/documents/${signet.documentId}`, 'GET', auth))
+        const create = await runCase(
+          `${label} / POST document`,
+          spec(`${signet.url}/api/v1/documents`, 'POST', { ...auth, 'content-type': 'application/json' }, signet.createBody),
+        )
+        const bareAfter = await runCase(`${label} / bare (after)`, spec(bareUrl, 'GET'))
+        const bareRps = (bareBefore.requestsPerSecond + bareAfter.requestsPerSecond) / 2
+        const ratio = (r: CaseResult) => r.requestsPerSecond / bareRps
+        rows.push(
+          { backend: label, name: 'GET /bare (Fastify baseline), before', result: bareBefore, ratio: undefined },
+          { backend: label, name: 'GET /api/v1/documents/{id}', result: read, ratio: ratio(read) },
+          { backend: label, name: 'POST /api/v1/documents', result: create, ratio: ratio(create) },
+          { backend: label, name: 'GET /bare (Fastify baseline), after', result: bareAfter, ratio: undefined },
+        )
+        const drift = Math.abs(bareBefore.requestsPerSecond - bareAfter.requestsPerSecond) / bareRps
+        if (drift > 0.15) notes.push(`${label}: the bare baseline moved by ${(drift * 100).toFixed(0)}% between before and after — the machine's capacity changed during the section; treat its ratios with care.`)
+      } finally {
+        await signet.close()
+        await drop()
+      }
+    }
+  } finally {
+    await bare.close()
+  }
+
+  const table = markdownTable(rows)
+  const pgRead = rows.find((r) => r.backend === 'PostgreSQL' && r.name.startsWith('GET /api'))
+  const verdict =
+    pgRead?.ratio === undefined
+      ? `**Target (document read ≥ ${TARGET_RATIO * 100}% of the bare route on PostgreSQL): not measured** — PostgreSQL was not benchmarked.`
+      : `**Target (document read ≥ ${TARGET_RATIO * 100}% of the bare route on PostgreSQL): ${pgRead.ratio >= TARGET_RATIO ? 'met' : 'NOT met'}** — measured ${(pgRead.ratio * 100).toFixed(0)}%.`
+  const bad = rows.filter((r) => r.result.non2xx > 0 || r.result.errors > 0)
+  if (disturbed.length > 0) {
+    notes.push(`Other processes used more than ${DISTURBED_PCT}% of a core during: ${disturbed.join(', ')} — those rows understate what this machine can do; re-run on an idle machine.`)
+  }
+  if (bad.length > 0) notes.push(`Some cases had non-2xx responses or errors: ${bad.map((r) => `${r.backend} ${r.name}`).join(', ')} — their numbers are not valid.`)
+
+  const allFacts = machineFacts(facts)
+  const body = [
+    `## Latest run`,
+    ``,
+    `- Command: \`${commandLine()}\``,
+    `- Date: ${startedAt.toISOString()}`,
+    `- Settings: ${warmupSeconds} s warm-up + ${durationSeconds} s measured per case, ${connections} connections, pipelining ${pipelining}, LOG_LEVEL=${logLevel}`,
+    `- Machine: ${Object.entries(allFacts)
+      .map(([k, v]) => `${k} ${v}`)
+      .join('; ')}`,
+    ``,
+    table,
+    ``,
+    verdict,
+    ...notes.map((n) => `\n> ${n}`),
+    ``,
+    `### Method`,
+    ``,
+    `- Everything runs on this one machine over loopback (127.0.0.1 only). The servers under test — the bare Fastify route and the Signet app (\`buildApp(createServices(...))\`, as \`npm start\` builds it) — run in the bench's own Node process, started with \`node --import tsx\` like \`npm start\`.`,
+    `- The load generator is autocannon ${allFacts.autocannon} in a **separate Node process** (\`bench/load-worker.ts\`, forked per case), so its event loop and GC never share a thread with the server. With ${allFacts.nproc} cores, the server, the load generator and (for the PostgreSQL rows) the PostgreSQL backends still compete for the same CPUs; the CPU column shows how much of one core each used during the measured window, from \`process.cpuUsage()\` and /proc (server = the whole bench process, which includes PGlite's WASM engine in the PGlite rows; postgres = the scratch database's backends plus the server's auxiliary processes; other = everything else on the machine; steal = time the hypervisor withheld). "server CPU µs/req" = the server's CPU time ÷ requests served. Before each case the bench waits (up to BENCH_QUIET_WAIT s) for other load to stop.`,
+    `- Each case: ${warmupSeconds} s of the same load (discarded), then ${durationSeconds} s measured with ${connections} keep-alive connections, pipelining ${pipelining}. req/s is autocannon's per-second average; latencies are autocannon's whole-millisecond histogram.`,
+    `- The bare baseline is \`GET /bare\` → \`{"hello":"world"}\` on Fastify ${allFacts.fastify} with the same logger configuration as the app. In each backend's section it is measured before and after the app's cases; "vs bare" divides by the mean of the two.`,
+    `- Signet is seeded through \`executeAdminCommand\` (org + API key, one-page template) and one \`POST /api/v1/documents\`. \`GET /api/v1/documents/{id}\` reads that document with its bearer key. \`POST /api/v1/documents\` creates a single-signer document each request (same body every time), so the POST case also pays for the mail outbox insert and the outbox dispatcher claiming and "delivering" each invitation — through a no-op mailer; no SMTP.`,
+    `- PGlite runs on disk in a temporary directory (as \`npm start\` uses \`DATA_DIR/pgdata\`). PostgreSQL runs in a scratch database created on the server named by DATABASE_URL and dropped afterwards; the app's pool is the default (\`max: 10\`).`,
+    `- LOG_LEVEL=${logLevel}${logLevel === 'warn' ? ': per-request "incoming request"/"request completed" info lines are not written. Production defaults to info; see the analysis below for what that costs.' : '.'}`,
+  ].join('\n')
+
+  process.stdout.write(`\n${table}\n\n${verdict}\n`)
+  for (const note of notes) process.stdout.write(`\n${note}\n`)
+  if (output !== '-') {
+    writeSection(output, 'bench', body)
+    log(`wrote ${output}`)
+  }
+}
+
+await main()

@@ -1,0 +1,162 @@
+/**
+ * The servers under test, all in this process and all on 127.0.0.1: the bare Fastify
+ * baseline and the Signet app over PGlite or PostgreSQL, seeded with one org, template
+ * and document. Mail goes to a no-op mailer (the outbox rows are still written and the
+ * dispatcher still claims them, as in production; nothing leaves the machine).
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Fastify, { type FastifyInstance } from 'fastify'
+import pg from 'pg'
+import { destination, pino } from 'pino'
+import type { Mailer } from '../packages/server/src/adapters/mailer.ts'
+import { executeAdminCommand } from '../packages/server/src/admin/commands.ts'
+import { buildApp } from '../packages/server/src/app.ts'
+import { loadConfig, type Config } from '../packages/server/src/config.ts'
+import { openDatabase, type Database } from '../packages/server/src/db/client.ts'
+import { REDACTED_PATHS, type Logger } from '../packages/server/src/lib/logger.ts'
+import { createServices, type RunningServices } from '../packages/server/src/services.ts'
+import { createScratchDatabase } from '../packages/server/test/helpers/postgres.ts'
+import { makePdf } from '../packages/server/test/helpers/pdf.ts'
+
+export const HOST = '127.0.0.1'
+
+export type LogLevel = Config['logLevel']
+
+/**
+ * The app's logger (createLogger's options: level + redaction), but with a chosen
+ * destination: stderr at warn and above, /dev/null below (so an info-level run pays for
+ * serialising and writing every request line without flooding the terminal).
+ */
+export function benchLogger(level: LogLevel, to?: string | number): Logger {
+  const verbose = level === 'info' || level === 'debug' || level === 'trace'
+  const dest = to ?? (process.env.BENCH_LOG_FILE || (verbose ? '/dev/null' : 2))
+  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination({ dest, sync: true }))
+}
+
+export const noopMailer: Mailer = { transport: 'log', send: () => Promise.resolve(), close: () => undefined }
+
+async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: HOST })
+  return `http://${HOST}:${(app.server.address() as AddressInfo).port}`
+}
+
+export interface Target {
+  url: string
+  close(): Promise<void>
+}
+
+/** The baseline: Fastify 5 with the app's logger, one GET route returning a small JSON object. */
+export async function startBare(level: LogLevel): Promise<Target & { path: string }> {
+  const app = Fastify({ loggerInstance: benchLogger(level) })
+  app.get('/bare', () => ({ hello: 'world' }))
+  const url = await listen(app)
+  return { url, path: '/bare', close: () => app.close() }
+}
+
+export type Backend = { kind: 'pglite' } | { kind: 'postgres'; databaseUrl: string }
+
+export interface SignetTarget extends Target {
+  kind: Database['kind']
+  /** The PostgreSQL database name (for per-database CPU accounting); undefined on PGlite. */
+  postgresDatabase: string | undefined
+  app: FastifyInstance
+  services: RunningServices
+  apiKey: string
+  templateId: string
+  documentId: string
+  /** The body of a single-signer create (POST /api/v1/documents). */
+  createBody: string
+}
+
+export async function startSignet(backend: Backend, level: LogLevel): Promise<SignetTarget> {
+  let cleanup = (): void => undefined
+  let database: Database
+  if (backend.kind === 'postgres') {
+    database = await openDatabase({ databaseUrl: backend.databaseUrl })
+  } else {
+    // On disk, as `npm start` runs it (DATA_DIR/pgdata), in a throwaway directory.
+    const dir = mkdtempSync(join(tmpdir(), 'signet-bench-'))
+    cleanup = () => rmSync(dir, { recursive: true, force: true })
+    database = await openDatabase({ pgliteDir: join(dir, 'pgdata') })
+  }
+  const config = loadConfig({
+    LOG_LEVEL: level,
+    PUBLIC_URL: 'http://signet.bench',
+    ...(backend.kind === 'postgres' ? { DATABASE_URL: backend.databaseUrl } : {}),
+  })
+  const services = await createServices(config, database, benchLogger(level), { mailer: noopMailer })
+  const app = await buildApp(services)
+  const url = await listen(app)
+
+  const org = (await executeAdminCommand(services, { name: 'org.create', orgName: 'Bench Org', plan: 'business' })) as {
+    org_id: string
+    api_key: string
+  }
+  const template = (await executeAdminCommand(services, {
+    name: 'template.create',
+    orgId: org.org_id,
+    templateName: 'Bench Agreement',
+    pdfBase64: Buffer.from(await makePdf(1)).toString('base64'),
+  })) as { id: string }
+  const createBody = JSON.stringify({ template_id: template.id, signer: { email: 'signer@example.com', name: 'Bench Signer' } })
+
+  const headers = { authorization: `Bearer ${org.api_key}`, 'content-type': 'application/json' }
+  const created = await fetch(`${url}/api/v1/documents`, { method: 'POST', headers, body: createBody })
+  if (created.status !== 201) throw new Error(`seeding POST /api/v1/documents: ${created.status} ${await created.text()}`)
+  const { id: documentId } = (await created.json()) as { id: string }
+  const read = await fetch(`${url}/api/v1/documents/${documentId}`, { headers })
+  if (read.status !== 200) throw new Error(`seeding GET /api/v1/documents/{id}: ${read.status} ${await read.text()}`)
+  await read.arrayBuffer()
+
+  return {
+    url,
+    kind: database.kind,
+    postgresDatabase: backend.kind === 'postgres' ? decodeURIComponent(new URL(backend.databaseUrl).pathname.slice(1)) : undefined,
+    app,
+    services,
+    apiKey: org.api_key,
+    templateId: template.id,
+    documentId,
+    createBody,
+    async close() {
+      // autocannon hangs up with requests still in their handlers; once the socket is gone
+      // app.close() no longer waits for them, and ending the pool under them logs 500s.
+      await new Promise((resolve) => setTimeout(resolve, 2000))
+      await app.close()
+      await services.close()
+      cleanup()
+    },
+  }
+}
+
+/**
+ * A scratch database on the PostgreSQL server named by `url` (the tests' helper), so the
+ * bench neither reads nor leaves rows in the database the tests use.
+ */
+export async function scratchPostgres(url: string): Promise<{ databaseUrl: string; scratch: boolean; serverVersion: string; drop(): Promise<void> }> {
+  const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 })
+  await admin.connect() // throws when unreachable: the caller skips the PostgreSQL section
+  let serverVersion: string
+  try {
+    const { rows } = await admin.query<{ server_version: string }>('SHOW server_version')
+    serverVersion = rows[0]?.server_version ?? 'unknown'
+  } finally {
+    await admin.end()
+  }
+  const scratch = await createScratchDatabase(url)
+  return { databaseUrl: scratch.url, scratch: true, serverVersion, drop: () => scratch.drop() }
+}
+
+/** The URL without its password, for printing. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) parsed.password = '***'
+    return parsed.toString()
+  } catch {
+    return '(unparseable URL)'
+  }
+}
