@@ -26,8 +26,6 @@ export const withCommonErrors = <R extends Record<number, TSchema>>(responses: R
   ...COMMON_ERROR_RESPONSES,
 })
 
-export const notFoundResponse = (description: string) => error(description)
-export const badRequestResponse = (description: string) => error(description)
 
 export const DocumentIdParams = Type.Object(
   { id: Type.String({ description: 'a document id returned by create (UUID)' }) },

@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox'
+import { Type } from 'typebox'
 import { FIELD_TYPES, type TemplateField } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { compileStrict, describeValidationErrors } from '../lib/validation.ts'
@@ -22,7 +22,6 @@ export const FieldInput = Type.Object(
   { additionalProperties: false },
 )
 export const FieldsInput = Type.Array(FieldInput, { minItems: 1, maxItems: 500 })
-export type FieldsInput = Static<typeof FieldsInput>
 
 const validateFields = compileStrict(FieldsInput)
 
