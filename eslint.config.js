@@ -24,4 +24,19 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
+  {
+    // The signer's browser script: plain JS served as-is, so browser globals and no type-aware rules.
+    files: ['packages/server/src/signing/web/assets/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'window', 'document', 'location', 'fetch', 'console', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval',
+          'Image', 'FontFace', 'IntersectionObserver', 'ResizeObserver',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
 )

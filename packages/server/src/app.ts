@@ -1,3 +1,4 @@
+import fastifyCookie from '@fastify/cookie'
 import fastifySwagger from '@fastify/swagger'
 import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -6,6 +7,8 @@ import { sql } from 'drizzle-orm'
 import { apiKeyAuth } from './http/auth.ts'
 import { installErrorHandler, routingErrorHandler } from './http/error-handler.ts'
 import { documentRoutes } from './http/routes/documents.ts'
+import { signingAssetRoutes } from './http/routes/signing-assets.ts'
+import { signingRoutes } from './http/routes/signing.ts'
 import { templateRoutes } from './http/routes/templates.ts'
 import { coercingAjv, strictAjv } from './lib/validation.ts'
 import type { Services } from './services.ts'
@@ -22,6 +25,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     frameworkErrors: routingErrorHandler,
+    trustProxy: config.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   // JSON bodies are validated without coercion; query strings and paths arrive as text.
@@ -65,6 +69,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     },
     { prefix: '/api/v1' },
   )
+
+  await app.register(fastifyCookie)
+  await app.register(signingRoutes, { services })
+  await app.register(signingAssetRoutes)
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger())
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' })

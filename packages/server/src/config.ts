@@ -18,6 +18,13 @@ export interface Config {
   bodyLimit: number
   /** How often the mail outbox is polled for due messages (ms). */
   mailPollMs: number
+  /**
+   * Which proxies to believe about the client's address (recorded in the audit trail):
+   * false (default: the socket's peer), true (any), or a comma-separated list of proxy addresses/CIDRs.
+   */
+  trustProxy: boolean | string
+  /** How often background jobs (signed-PDF rendering, document expiry) look for due work (ms). */
+  jobPollMs: number
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -26,6 +33,12 @@ export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
   }
+}
+
+function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
+  if (raw === undefined || raw === '' || raw === 'false') return false
+  if (raw === 'true') return true
+  return raw
 }
 
 /** Parses the environment; throws a ConfigError listing every bad variable at once. */
@@ -75,6 +88,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     bodyLimit: integer('BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024),
     mailPollMs: integer('MAIL_POLL_MS', 2000, 50, 3_600_000),
+    jobPollMs: integer('JOB_POLL_MS', 5000, 50, 3_600_000),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return config

@@ -8,8 +8,10 @@ export type ErrorCode =
   | 'missing_api_key'
   | 'invalid_api_key'
   | 'payment_required'
+  | 'forbidden'
   | 'not_found'
   | 'conflict'
+  | 'gone'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
@@ -19,8 +21,10 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   missing_api_key: 401,
   invalid_api_key: 401,
   payment_required: 402,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
+  gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

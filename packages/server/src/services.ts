@@ -8,8 +8,11 @@ import { PRINCIPALS_CHANGED_CHANNEL, PrincipalCache } from './api-keys/principal
 import type { Config } from './config.ts'
 import type { Database, Db } from './db/client.ts'
 import type { Logger } from './lib/logger.ts'
+import { startBackgroundLoop, type BackgroundLoop } from './lib/background-loop.ts'
 import type { MailDispatcher } from './mail/outbox.ts'
 import { startMailDispatcher } from './mail/outbox.ts'
+import { expireDueDocuments } from './signing/expiry.ts'
+import { startSignedPdfRenderer } from './signing/signed-pdf-job.ts'
 
 /** Everything domain code may touch, passed explicitly; each side effect is an adapter tests can swap. */
 export interface Services {
@@ -20,6 +23,8 @@ export interface Services {
   mail: MailDispatcher
   logger: Logger
   principals: PrincipalCache
+  /** Renders completed documents' signed PDFs; kick it after a completion. */
+  signedPdfs: BackgroundLoop
 }
 
 export interface AdapterOverrides {
@@ -45,16 +50,26 @@ export async function createServices(
     (live) => principals.setLive(live),
   )
   const mailer = overrides.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : logMailer(logger))
-  const mail = startMailDispatcher({ db: database.db, mailer, clock, logger, pollMs: config.mailPollMs })
+  const blobs = databaseBlobStore(database.db)
+  const mail = startMailDispatcher({ db: database.db, blobs, mailer, clock, logger, pollMs: config.mailPollMs })
+  const signedPdfs = startSignedPdfRenderer({ db: database.db, blobs, clock, logger, mail, pollMs: config.jobPollMs })
+  const expiry = startBackgroundLoop({
+    name: 'document expiry',
+    pollMs: config.jobPollMs,
+    logger,
+    work: async () => void (await expireDueDocuments(database.db, clock)),
+  })
   return {
     config,
     db: database.db,
     clock,
-    blobs: databaseBlobStore(database.db),
+    blobs,
     mail,
     logger,
     principals,
+    signedPdfs,
     close: async () => {
+      await Promise.all([expiry.stop(), signedPdfs.stop()])
       await mail.stop()
       await database.close()
     },

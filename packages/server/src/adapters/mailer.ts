@@ -1,11 +1,18 @@
 import nodemailer from 'nodemailer'
 import type { Logger } from '../lib/logger.ts'
 
+export interface MailAttachment {
+  filename: string
+  content: Uint8Array
+  contentType: string
+}
+
 export interface MailMessage {
   to: string
   subject: string
   text: string
   html: string
+  attachments?: MailAttachment[]
 }
 
 /** Delivers one message or throws; the outbox (mail/outbox.ts) handles retries. */
@@ -21,7 +28,8 @@ export function smtpMailer(smtpUrl: string, from: string): Mailer {
   return {
     transport: 'smtp',
     async send(message) {
-      await transporter.sendMail({ from, ...message })
+      const attachments = message.attachments?.map((a) => ({ ...a, content: Buffer.from(a.content) }))
+      await transporter.sendMail({ from, ...message, attachments })
     },
     close: () => transporter.close(),
   }

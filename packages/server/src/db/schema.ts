@@ -1,5 +1,6 @@
 import { relations, sql } from 'drizzle-orm'
 import {
+  bigserial,
   boolean,
   customType,
   index,
@@ -108,14 +109,32 @@ export const documents = pgTable(
     inviteSubject: text('invite_subject'),
     inviteMessage: text('invite_message'),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+    completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date' }),
+    /** The flattened signed PDF (blobs.sha256), set by the background renderer once the document is completed. */
+    signedPdfSha256: text('signed_pdf_sha256').references(() => blobs.sha256),
+    /** Renderer lease and retry time for a completed document whose signed PDF does not exist yet. */
+    renderAttempts: integer('render_attempts').notNull().default(0),
+    nextRenderAt: timestamp('next_render_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [
     index('documents_org_created').on(t.orgId, t.createdAt.desc(), t.id.desc()),
     index('documents_org_status_created').on(t.orgId, t.status, t.createdAt.desc(), t.id.desc()),
+    index('documents_render_due')
+      .on(t.nextRenderAt)
+      .where(sql`status = 'completed' and signed_pdf_sha256 is null`),
+    index('documents_expiry_due')
+      .on(t.expiresAt)
+      .where(sql`status = 'sent' and expires_at is not null`),
   ],
 )
+
+/** A signer's entry for one field. Dates are filled by the server at signing time. */
+export type StoredFieldValue =
+  | { type: 'signature' | 'initials'; imageSha256: string }
+  | { type: 'date' | 'text'; text: string }
+  | { type: 'checkbox'; checked: boolean }
 
 export const SIGNER_STATUSES = ['pending', 'viewed', 'signed', 'declined'] as const
 export type SignerStatus = (typeof SIGNER_STATUSES)[number]
@@ -138,9 +157,74 @@ export const signers = pgTable(
     /** SHA-256 (hex) of the signing-link token; the token itself only exists in the invitation. */
     tokenHash: text('token_hash').notNull(),
     signedAt: timestamp('signed_at', { withTimezone: true, mode: 'date' }),
+    viewedAt: timestamp('viewed_at', { withTimezone: true, mode: 'date' }),
+    declinedAt: timestamp('declined_at', { withTimezone: true, mode: 'date' }),
+    declineReason: text('decline_reason'),
+    /** What the signer entered, by field index in the template (signature images live in blobs). */
+    fieldValues: jsonb('field_values').$type<Record<string, StoredFieldValue>>(),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('signers_token_hash').on(t.tokenHash), index('signers_document').on(t.documentId, t.position)],
+)
+
+/** The one-time e-mail code of a signer with auth_required (one live code per signer; only its hash is kept). */
+export const signerCodes = pgTable('signer_codes', {
+  signerId: uuid('signer_id')
+    .primaryKey()
+    .references(() => signers.id),
+  codeHash: text('code_hash').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  failedAttempts: integer('failed_attempts').notNull().default(0),
+  sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }).notNull(),
+})
+
+/** A browser that proved the e-mail code: the cookie holds the secret, the table its hash. */
+export const signingSessions = pgTable(
+  'signing_sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    signerId: uuid('signer_id')
+      .notNull()
+      .references(() => signers.id),
+    secretHash: text('secret_hash').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('signing_sessions_secret_hash').on(t.secretHash)],
+)
+
+/**
+ * The append-only audit trail: one row per thing that happened to a document.
+ * Each row carries the hash of the previous row of the same document, so any
+ * edit or deletion breaks the chain (audit/audit-trail.ts); a trigger refuses
+ * UPDATE and DELETE outright.
+ */
+export const auditEvents = pgTable(
+  'audit_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    documentId: uuid('document_id')
+      .notNull()
+      .references(() => documents.id),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    /** 1, 2, 3… within the document. */
+    seq: integer('seq').notNull(),
+    type: text('type').notNull(),
+    signerId: uuid('signer_id').references(() => signers.id),
+    actorEmail: text('actor_email'),
+    actorName: text('actor_name'),
+    ip: text('ip'),
+    userAgent: text('user_agent'),
+    authMethod: text('auth_method'),
+    agentTriggered: boolean('agent_triggered').notNull().default(false),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull().default({}),
+    occurredAt: timestamp('occurred_at', { withTimezone: true, mode: 'date' }).notNull(),
+    prevHash: text('prev_hash').notNull(),
+    hash: text('hash').notNull(),
+  },
+  (t) => [uniqueIndex('audit_events_document_seq').on(t.documentId, t.seq), index('audit_events_id_type').on(t.id, t.type)],
 )
 
 export const MAIL_STATUSES = ['pending', 'sent', 'failed'] as const
@@ -167,6 +251,11 @@ export const outboundEmails = pgTable(
     lastError: text('last_error'),
     /** 'smtp' or 'log' (no SMTP_URL configured). */
     transport: text('transport'),
+    /** The whole body is a secret (an e-mail code): it is erased once delivered or given up. */
+    sensitive: boolean('sensitive').notNull().default(false),
+    /** An optional attached file (e.g. the signed PDF), by blob hash, and the name it is attached under. */
+    attachmentSha256: text('attachment_sha256').references(() => blobs.sha256),
+    attachmentName: text('attachment_name'),
     sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
   },

@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm'
 import type { Principal } from '../api-keys/api-keys.ts'
+import { appendAuditEvents } from '../audit/audit-trail.ts'
 import { documents, signers, templates } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { randomToken, sha256Hex } from '../lib/crypto.ts'
@@ -97,6 +98,15 @@ export async function createDocument(
         })),
       )
       .returning({ id: signers.id, role: signers.role, email: signers.email, authRequired: signers.authRequired })
+    await appendAuditEvents(tx, { id: document.id, orgId: principal.orgId }, [
+      {
+        type: 'document.sent',
+        occurredAt: clock.now(),
+        actorName: principal.orgName,
+        authMethod: 'api_key',
+        data: { template_id: template.id, signers: signerRows.length },
+      },
+    ])
     await enqueueMail(
       tx,
       withTokens.map((r) => ({

@@ -1,5 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm'
 import type { Principal } from '../api-keys/api-keys.ts'
+import { appendAuditEvents } from '../audit/audit-trail.ts'
 import { documents, signers } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { enqueueMail } from '../mail/outbox.ts'
@@ -22,6 +23,9 @@ export async function voidDocument(
       .where(and(eq(documents.id, document.id), eq(documents.status, 'sent')))
       .returning({ id: documents.id, title: documents.title })
     if (!row) return false
+    await appendAuditEvents(tx, { id: row.id, orgId: principal.orgId }, [
+      { type: 'document.voided', occurredAt: services.clock.now(), actorName: principal.orgName, authMethod: 'api_key' },
+    ])
     const waiting = await tx
       .select({ email: signers.email, name: signers.name })
       .from(signers)

@@ -1,13 +1,19 @@
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm'
 import type { Clock } from '../adapters/clock.ts'
-import type { MailMessage, Mailer } from '../adapters/mailer.ts'
+import type { BlobStore } from '../adapters/blob-store.ts'
+import type { MailAttachment, MailMessage, Mailer } from '../adapters/mailer.ts'
 import type { Db } from '../db/client.ts'
 import { outboundEmails } from '../db/schema.ts'
+import { startBackgroundLoop, type BackgroundLoop } from '../lib/background-loop.ts'
 import type { Logger } from '../lib/logger.ts'
 
-export interface OutboxMessage extends MailMessage {
+export interface OutboxMessage extends Omit<MailMessage, 'attachments'> {
   orgId?: string
   documentId?: string
+  /** The body is itself a secret (an e-mail code): it is erased once delivered or given up. */
+  sensitive?: boolean
+  /** A stored file to attach, e.g. the signed PDF. */
+  attachment?: { sha256: string; filename: string }
 }
 
 /** Writes messages inside the caller's transaction: they exist exactly when the change that caused them commits. */
@@ -21,6 +27,9 @@ export async function enqueueMail(tx: Db, messages: OutboxMessage[]): Promise<vo
       subject: m.subject,
       textBody: m.text,
       htmlBody: m.html,
+      sensitive: m.sensitive ?? false,
+      attachmentSha256: m.attachment?.sha256,
+      attachmentName: m.attachment?.filename,
     })),
   )
 }
@@ -33,14 +42,17 @@ const retryDelayMs = (attempts: number): number => Math.min(30_000 * 2 ** (attem
 
 /** Signing links are secrets: once a message has left through SMTP its stored copy loses them. */
 const redactSigningLinks = (body: string): string => body.replace(/\/sign\/[A-Za-z0-9_-]+/g, '/sign/[redacted]')
+const ERASED = '[erased after delivery: it contained a one-time code]'
 
-export interface MailDispatcher {
-  /** Delivers every due message now (also called after each commit that enqueued mail). */
-  kick(): void
-  /** Resolves when the current run, if any, has finished. */
-  drain(): Promise<void>
-  stop(): Promise<void>
+async function loadAttachments(blobs: BlobStore, row: typeof outboundEmails.$inferSelect): Promise<MailAttachment[]> {
+  if (!row.attachmentSha256) return []
+  const content = await blobs.get(row.attachmentSha256)
+  if (!content) throw new Error(`attachment ${row.attachmentSha256} is missing`)
+  return [{ filename: row.attachmentName ?? 'attachment.pdf', content, contentType: 'application/pdf' }]
 }
+
+/** Delivers the outbox: `kick()` after a commit that enqueued mail sends it right away. */
+export type MailDispatcher = BackgroundLoop
 
 /**
  * Delivers due outbox rows through the mailer, at least once: rows are claimed with
@@ -49,15 +61,13 @@ export interface MailDispatcher {
  */
 export function startMailDispatcher(deps: {
   db: Db
+  blobs: BlobStore
   mailer: Mailer
   clock: Clock
   logger: Logger
   pollMs: number
 }): MailDispatcher {
   const { db, mailer, clock, logger } = deps
-  let running: Promise<void> | undefined
-  let again = false
-  let stopped = false
 
   const claimDue = async () => {
     const now = clock.now()
@@ -77,8 +87,15 @@ export function startMailDispatcher(deps: {
 
   const deliver = async (row: typeof outboundEmails.$inferSelect) => {
     try {
-      await mailer.send({ to: row.toAddress, subject: row.subject, text: row.textBody, html: row.htmlBody })
-      const keepBody = mailer.transport === 'log'
+      await mailer.send({
+        to: row.toAddress,
+        subject: row.subject,
+        text: row.textBody,
+        html: row.htmlBody,
+        attachments: await loadAttachments(deps.blobs, row),
+      })
+      // The log transport's outbox is the only copy an operator has, so it keeps links (but never codes).
+      const storedBody = (body: string) => (row.sensitive ? ERASED : mailer.transport === 'log' ? body : redactSigningLinks(body))
       await db
         .update(outboundEmails)
         .set({
@@ -86,8 +103,8 @@ export function startMailDispatcher(deps: {
           sentAt: clock.now(),
           transport: mailer.transport,
           lastError: null,
-          textBody: keepBody ? row.textBody : redactSigningLinks(row.textBody),
-          htmlBody: keepBody ? row.htmlBody : redactSigningLinks(row.htmlBody),
+          textBody: storedBody(row.textBody),
+          htmlBody: storedBody(row.htmlBody),
         })
         .where(eq(outboundEmails.id, row.id))
     } catch (error) {
@@ -99,50 +116,26 @@ export function startMailDispatcher(deps: {
         .set({
           status: failed ? 'failed' : 'pending',
           lastError: message.slice(0, 1000),
+          ...(failed && row.sensitive ? { textBody: ERASED, htmlBody: ERASED } : {}),
           nextAttemptAt: new Date(clock.now().getTime() + retryDelayMs(row.attempts)),
         })
         .where(eq(outboundEmails.id, row.id))
     }
   }
 
-  const runOnce = async () => {
+  const runOnce = async (stopping: () => boolean) => {
     for (;;) {
       const rows = await claimDue()
       await Promise.all(rows.map(deliver))
-      if (rows.length < BATCH_SIZE || stopped) return
+      if (rows.length < BATCH_SIZE || stopping()) return
     }
   }
 
-  const kick = () => {
-    if (stopped) return
-    if (running) {
-      again = true
-      return
-    }
-    running = runOnce()
-      .catch((error: unknown) => logger.error({ err: error }, 'mail dispatcher run failed'))
-      .finally(() => {
-        running = undefined
-        if (again) {
-          again = false
-          kick()
-        }
-      })
-  }
-
-  const timer = setInterval(kick, deps.pollMs)
-  timer.unref()
-  kick()
-
+  const loop = startBackgroundLoop({ name: 'mail dispatcher', pollMs: deps.pollMs, logger, work: runOnce })
   return {
-    kick,
-    drain: async () => {
-      while (running) await running
-    },
+    ...loop,
     stop: async () => {
-      stopped = true
-      clearInterval(timer)
-      while (running) await running
+      await loop.stop()
       mailer.close()
     },
   }

@@ -15,6 +15,10 @@ function layout(inner: string): string {
 <p style="margin:24px 0 0;font-size:12px;color:#7b8794">Sent by Signet, the open-source e-signature service.</p></div></body></html>`
 }
 
+type Mail = { subject: string; text: string; html: string }
+
+const greetingFor = (name: string | null) => (name ? `Hello ${name},` : 'Hello,')
+
 export interface InvitationMailInput {
   orgName: string
   title: string
@@ -25,10 +29,10 @@ export interface InvitationMailInput {
   customMessage?: string | undefined
 }
 
-export function invitationMail(input: InvitationMailInput): { subject: string; text: string; html: string } {
+export function invitationMail(input: InvitationMailInput): Mail {
   // An empty custom subject means none (as an empty message does): never send a blank subject line.
   const subject = input.customSubject || `${input.orgName} sent you "${input.title}" to sign`
-  const greeting = input.signerName ? `Hello ${input.signerName},` : 'Hello,'
+  const greeting = greetingFor(input.signerName)
   const intro = `${input.orgName} has asked you to review and sign "${input.title}".`
   const expiry = input.expiresAt ? `This request expires on ${input.expiresAt.toUTCString()}.` : ''
   const text = [greeting, intro, input.customMessage ?? '', `Open the document: ${input.link}`, expiry, 'This link is personal: do not forward it.']
@@ -42,9 +46,36 @@ ${expiry ? paragraphs(expiry) : ''}<p style="font-size:13px;color:#52606d">Or pa
   return { subject, text, html }
 }
 
-export function voidedMail(input: { orgName: string; title: string; signerName: string | null }): { subject: string; text: string; html: string } {
+export function voidedMail(input: { orgName: string; title: string; signerName: string | null }): Mail {
   const subject = `"${input.title}" has been cancelled`
-  const greeting = input.signerName ? `Hello ${input.signerName},` : 'Hello,'
+  const greeting = greetingFor(input.signerName)
   const body = `${input.orgName} has cancelled the signature request for "${input.title}". You no longer need to sign it, and its link no longer works.`
   return { subject, text: `${greeting}\n\n${body}`, html: layout(paragraphs(greeting) + paragraphs(body)) }
+}
+
+
+export function codeMail(input: { title: string; signerName: string | null; code: string; validMinutes: number }): Mail {
+  const subject = `${input.code} is your code to open "${input.title}"`
+  const body = `Enter this code on the signing page to open "${input.title}". It works once, for ${input.validMinutes} minutes.`
+  const ignore = 'If you did not ask for it, you can ignore this e-mail: nobody can open the document without the code.'
+  return {
+    subject,
+    text: [greetingFor(input.signerName), body, input.code, ignore].join('\n\n'),
+    html: layout(
+      `${paragraphs(greetingFor(input.signerName))}${paragraphs(body)}<p style="margin:24px 0;font-size:32px;letter-spacing:8px;font-weight:700;font-family:Menlo,Consolas,monospace">${escapeHtml(input.code)}</p>${paragraphs(ignore)}`,
+    ),
+  }
+}
+
+export function completedMail(input: { orgName: string; title: string; signerName: string | null; signerCount: number }): Mail {
+  const subject = `"${input.title}" is complete`
+  const everyone = input.signerCount === 1 ? 'You have signed' : `All ${input.signerCount} parties have signed`
+  const body = `${everyone} "${input.title}", sent by ${input.orgName}. The signed PDF, with its signing certificate, is attached. Keep it for your records.`
+  return { subject, text: `${greetingFor(input.signerName)}\n\n${body}`, html: layout(paragraphs(greetingFor(input.signerName)) + paragraphs(body)) }
+}
+
+export function declinedMail(input: { orgName: string; title: string; signerName: string | null; declinedBy: string }): Mail {
+  const subject = `"${input.title}" was declined`
+  const body = `${input.declinedBy} declined to sign "${input.title}", sent by ${input.orgName}. The signature request is closed: you no longer need to sign it, and its link no longer works.`
+  return { subject, text: `${greetingFor(input.signerName)}\n\n${body}`, html: layout(paragraphs(greetingFor(input.signerName)) + paragraphs(body)) }
 }

@@ -7,6 +7,7 @@ import { listDocuments } from '../../documents/list-documents.ts'
 import { voidDocument } from '../../documents/void-document.ts'
 import type { Services } from '../../services.ts'
 import { principalOf } from '../auth.ts'
+import { sendFile } from '../send-file.ts'
 import { invalid } from '../../errors.ts'
 import { DocumentIdParams, ErrorBody, PaymentRequiredBody, withCommonErrors } from '../schemas.ts'
 import {
@@ -118,11 +119,8 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         },
       },
       async (request, reply) => {
-        const file = await download.get(db, principalOf(request), request.params.id)
-        return reply
-          .type(file.contentType)
-          .header('content-disposition', `attachment; filename="${file.filename}"`)
-          .send(Buffer.from(file.bytes))
+        const file = await download.get(services, principalOf(request), request.params.id)
+        return sendFile(reply, file)
       },
     )
   }

@@ -1,0 +1,85 @@
+import type { StoredFieldValue, TemplateField } from '../db/schema.ts'
+import { invalid } from '../errors.ts'
+
+export const MAX_IMAGE_BYTES = 256 * 1024
+const MAX_IMAGE_SIDE = 4000
+export const MAX_TEXT_LENGTH = 500
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+const PNG_DATA_URL = /^data:image\/png;base64,([A-Za-z0-9+/]+={0,2})$/
+
+/** A field entry as the signing page submits it. */
+export type SubmittedValue = string | boolean
+
+export interface ParsedValues {
+  /** By field index (as a string, like the submission). Images are referenced by `imageSha256` after storing. */
+  entries: Map<number, { type: 'image'; fieldType: 'signature' | 'initials'; png: Uint8Array } | { type: 'stored'; value: StoredFieldValue }>
+}
+
+const describe = (id: number, field: TemplateField) => `Field ${id} (${field.label ?? field.type}, page ${field.page})`
+
+function parsePng(id: number, field: TemplateField, value: SubmittedValue): Uint8Array {
+  const match = typeof value === 'string' ? PNG_DATA_URL.exec(value) : null
+  if (!match?.[1]) throw invalid(`${describe(id, field)} needs a PNG image as a data: URL (data:image/png;base64,…).`)
+  const png = Buffer.from(match[1], 'base64')
+  if (png.byteLength > MAX_IMAGE_BYTES) {
+    throw invalid(`${describe(id, field)}: the signature image is ${Math.ceil(png.byteLength / 1024)} KiB; the limit is ${MAX_IMAGE_BYTES / 1024} KiB.`)
+  }
+  // IHDR follows the 8-byte signature: length(4) "IHDR"(4) width(4) height(4).
+  const isPng = png.byteLength > 24 && png.subarray(0, 8).equals(PNG_SIGNATURE) && png.toString('latin1', 12, 16) === 'IHDR'
+  if (!isPng) throw invalid(`${describe(id, field)}: the image is not a valid PNG.`)
+  const width = png.readUInt32BE(16)
+  const height = png.readUInt32BE(20)
+  if (width === 0 || height === 0 || width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE) {
+    throw invalid(`${describe(id, field)}: the image must be between 1 and ${MAX_IMAGE_SIDE} pixels on each side.`)
+  }
+  return png
+}
+
+/**
+ * Checks a submission against the signer's own fields: every required field filled,
+ * no field of another signer, each value of the field's kind. Dates are not taken
+ * from the browser: the server writes the signing date.
+ */
+export function parseFieldValues(
+  fields: (TemplateField & { id: number })[],
+  submitted: Record<string, SubmittedValue>,
+  signingDate: string,
+): ParsedValues {
+  const own = new Map(fields.map((f) => [f.id, f]))
+  for (const key of Object.keys(submitted)) {
+    if (!/^\d+$/.test(key) || !own.has(Number(key))) throw invalid(`Field ${key} is not one of your fields.`)
+  }
+  const entries: ParsedValues['entries'] = new Map()
+  for (const field of fields) {
+    const value = submitted[String(field.id)]
+    if (field.type === 'date') {
+      entries.set(field.id, { type: 'stored', value: { type: 'date', text: signingDate } })
+      continue
+    }
+    if (value === undefined) {
+      if (field.required) throw invalid(`${describe(field.id, field)} is required.`)
+      continue
+    }
+    switch (field.type) {
+      case 'signature':
+      case 'initials':
+        entries.set(field.id, { type: 'image', fieldType: field.type, png: parsePng(field.id, field, value) })
+        break
+      case 'text': {
+        if (typeof value !== 'string') throw invalid(`${describe(field.id, field)} needs text.`)
+        const text = value.trim()
+        if (text.length > MAX_TEXT_LENGTH) throw invalid(`${describe(field.id, field)} is longer than ${MAX_TEXT_LENGTH} characters.`)
+        if (text === '' && field.required) throw invalid(`${describe(field.id, field)} is required.`)
+        if (text !== '') entries.set(field.id, { type: 'stored', value: { type: 'text', text } })
+        break
+      }
+      case 'checkbox':
+        if (typeof value !== 'boolean') throw invalid(`${describe(field.id, field)} needs true or false.`)
+        if (!value && field.required) throw invalid(`${describe(field.id, field)} must be ticked.`)
+        entries.set(field.id, { type: 'stored', value: { type: 'checkbox', checked: value } })
+        break
+    }
+  }
+  return { entries }
+}

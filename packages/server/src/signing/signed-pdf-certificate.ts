@@ -1,0 +1,255 @@
+import { rgb, type Color, type PDF, type PDFPage } from '@libpdf/core'
+import { truncate, utc, wrap, type Font, type FontSet } from './signed-pdf-text.ts'
+
+export interface CertificateSigner {
+  name: string | null
+  email: string
+  role: number
+  /** e.g. 'E-mail link' or 'E-mail link + one-time e-mail code' */
+  authMethod: string
+  ip: string | null
+  userAgent: string | null
+  viewedAt: Date | null
+  signedAt: Date | null
+}
+
+export interface CertificateDetails {
+  documentId: string
+  title: string
+  orgName: string
+  /** SHA-256 hex of the original template PDF */
+  originalSha256: string
+  completedAt: Date
+  signers: CertificateSigner[]
+  /** The audit trail in order, shown as a history table */
+  auditTrail: { seq: number; type: string; occurredAt: Date; actor: string | null; ip: string | null }[]
+  /** hash of the last audit event (hex) — printed so the trail can be checked against the database */
+  auditHeadHash: string
+}
+
+export interface PageSize {
+  width: number
+  height: number
+}
+
+const INK = rgb(0.11, 0.12, 0.14)
+const MUTED = rgb(0.43, 0.46, 0.5)
+const RULE = rgb(0.8, 0.82, 0.85)
+const HAIRLINE = rgb(0.9, 0.91, 0.93)
+const SHADE = rgb(0.95, 0.96, 0.97)
+
+const MARGIN = 54
+const TOP = 56
+/** Lowest baseline for content; the footer sits below. */
+const BOTTOM = 64
+const FOOTER_Y = 34
+const LABEL_WIDTH = 118
+const VALUE_SIZE = 9.5
+const LABEL_SIZE = 8.5
+const LINE = 13
+const ROW_GAP = 4
+const TABLE_SIZE = 8
+const TABLE_ROW = 14
+
+interface Row {
+  label: string
+  lines: string[]
+  font: Font
+  size: number
+}
+
+/** Lays out the certificate top to bottom, starting a new page when the next block does not fit. */
+class Sheet {
+  readonly pages: PDFPage[] = []
+  y = 0
+  private page: PDFPage
+
+  constructor(
+    private readonly pdf: PDF,
+    readonly fonts: FontSet,
+    readonly size: PageSize,
+  ) {
+    this.page = this.addPage()
+  }
+
+  get left(): number {
+    return MARGIN
+  }
+
+  get right(): number {
+    return this.size.width - MARGIN
+  }
+
+  addPage(): PDFPage {
+    this.page = this.pdf.addPage({ width: this.size.width, height: this.size.height })
+    this.pages.push(this.page)
+    this.y = this.size.height - TOP
+    return this.page
+  }
+
+  /** Starts a new page unless `height` points still fit; true when it did. */
+  makeRoom(height: number): boolean {
+    if (this.y - height >= BOTTOM) return false
+    this.addPage()
+    return true
+  }
+
+  /** `text` must already be clean (see Font.clean). */
+  text(text: string, x: number, y: number, font: Font, size: number, color: Color = INK): void {
+    if (text !== '') this.page.drawText(text, { x, y, font: font.input, size, color })
+  }
+
+  rule(y: number, color: Color = RULE, thickness = 0.75, x1 = this.left, x2 = this.right): void {
+    this.page.drawLine({ start: { x: x1, y }, end: { x: x2, y }, color, thickness })
+  }
+
+  shade(x: number, y: number, width: number, height: number): void {
+    this.page.drawRectangle({ x, y, width, height, color: SHADE })
+  }
+}
+
+function sectionTitle(sheet: Sheet, title: string, keepWith: number): void {
+  sheet.makeRoom(30 + keepWith)
+  sheet.y -= 18
+  sheet.text(title, sheet.left, sheet.y, sheet.fonts.bold, 11)
+  sheet.y -= 6
+  sheet.rule(sheet.y)
+  sheet.y -= 4
+}
+
+function row(sheet: Sheet, label: string, value: string, options: { font?: Font; size?: number; maxLines?: number } = {}): Row {
+  const font = options.font ?? sheet.fonts.regular
+  const size = options.size ?? VALUE_SIZE
+  const width = sheet.right - sheet.left - LABEL_WIDTH
+  return { label, font, size, lines: wrap(font, value === '' ? '—' : value, size, width, options.maxLines ?? 3) }
+}
+
+const rowsHeight = (rows: Row[]): number => rows.reduce((sum, r) => sum + r.lines.length * LINE + ROW_GAP, 0)
+
+function drawRows(sheet: Sheet, rows: Row[]): void {
+  for (const r of rows) {
+    sheet.y -= LINE
+    sheet.text(r.label, sheet.left, sheet.y, sheet.fonts.regular, LABEL_SIZE, MUTED)
+    r.lines.forEach((line, i) => sheet.text(line, sheet.left + LABEL_WIDTH, sheet.y - i * LINE, r.font, r.size))
+    sheet.y -= (r.lines.length - 1) * LINE + ROW_GAP
+  }
+}
+
+function documentSection(sheet: Sheet, details: CertificateDetails): void {
+  const { mono } = sheet.fonts
+  const rows = [
+    row(sheet, 'Title', details.title),
+    row(sheet, 'Document ID', details.documentId, { font: mono, size: 8.5 }),
+    row(sheet, 'Organization', details.orgName),
+    row(sheet, 'Original SHA-256', details.originalSha256, { font: mono, size: 8.5 }),
+    row(sheet, 'Completed (UTC)', utc(details.completedAt)),
+  ]
+  sectionTitle(sheet, 'Document', rowsHeight(rows))
+  drawRows(sheet, rows)
+}
+
+function signersSection(sheet: Sheet, signers: CertificateSigner[]): void {
+  const { bold, regular } = sheet.fonts
+  signers.forEach((signer, i) => {
+    const rows = [
+      row(sheet, 'E-mail', signer.email),
+      row(sheet, 'Authentication', signer.authMethod),
+      row(sheet, 'IP address', signer.ip ?? '—'),
+      row(sheet, 'User agent', signer.userAgent ?? '—', { maxLines: 2 }),
+      row(sheet, 'Viewed (UTC)', utc(signer.viewedAt)),
+      row(sheet, 'Signed (UTC)', utc(signer.signedAt)),
+    ]
+    const height = 24 + rowsHeight(rows)
+    if (i === 0) sectionTitle(sheet, `Signers (${signers.length})`, height)
+    else if (!sheet.makeRoom(height)) sheet.rule(sheet.y - 4, HAIRLINE, 0.5)
+    // A signer's block is kept on one page.
+    const party = `Party ${signer.role}`
+    const partyWidth = regular.widthOf(party, 9)
+    sheet.y -= 18
+    sheet.text(truncate(bold, signer.name ?? signer.email, 10.5, sheet.right - sheet.left - partyWidth - 12), sheet.left, sheet.y, bold, 10.5)
+    sheet.text(party, sheet.right - partyWidth, sheet.y, regular, 9, MUTED)
+    sheet.y -= 2
+    drawRows(sheet, rows)
+  })
+}
+
+interface Column {
+  title: string
+  width: number
+  cell: (event: CertificateDetails['auditTrail'][number]) => string
+}
+
+function auditSection(sheet: Sheet, details: CertificateDetails): void {
+  const { regular, bold } = sheet.fonts
+  const fixed = 28 + 104 + 150 + 92
+  const columns: Column[] = [
+    { title: '#', width: 28, cell: (e) => String(e.seq) },
+    { title: 'Time (UTC)', width: 104, cell: (e) => utc(e.occurredAt) },
+    { title: 'Event', width: 150, cell: (e) => e.type },
+    { title: 'Actor', width: sheet.right - sheet.left - fixed, cell: (e) => e.actor ?? '—' },
+    { title: 'IP address', width: 92, cell: (e) => e.ip ?? '—' },
+  ]
+  const header = (continued: boolean) => {
+    sectionTitle(sheet, continued ? 'Audit trail (continued)' : 'Audit trail', 2 * TABLE_ROW)
+    sheet.shade(sheet.left, sheet.y - TABLE_ROW, sheet.right - sheet.left, TABLE_ROW)
+    let x = sheet.left
+    for (const column of columns) {
+      sheet.text(column.title, x + 4, sheet.y - TABLE_ROW + 4.5, bold, 7.5, MUTED)
+      x += column.width
+    }
+    sheet.y -= TABLE_ROW
+  }
+  header(false)
+  if (details.auditTrail.length === 0) {
+    sheet.y -= TABLE_ROW
+    sheet.text('No events recorded.', sheet.left + 4, sheet.y + 4.5, regular, TABLE_SIZE, MUTED)
+  }
+  for (const event of details.auditTrail) {
+    if (sheet.makeRoom(TABLE_ROW)) header(true)
+    sheet.y -= TABLE_ROW
+    let x = sheet.left
+    for (const column of columns) {
+      sheet.text(truncate(regular, column.cell(event), TABLE_SIZE, column.width - 8), x + 4, sheet.y + 4.5, regular, TABLE_SIZE)
+      x += column.width
+    }
+    sheet.rule(sheet.y, HAIRLINE, 0.5)
+  }
+
+  const rows = [row(sheet, 'Audit head hash', details.auditHeadHash, { font: sheet.fonts.mono, size: 8.5 })]
+  sectionTitle(sheet, 'Audit trail integrity', rowsHeight(rows) + 12)
+  drawRows(sheet, rows)
+  const note = 'Hash of the last audit event, which chains all earlier ones: it must match the trail stored for this document.'
+  sheet.text(truncate(regular, note, 7.5, sheet.right - sheet.left - LABEL_WIDTH), sheet.left + LABEL_WIDTH, sheet.y - 6, regular, 7.5, MUTED)
+}
+
+function header(sheet: Sheet, details: CertificateDetails): void {
+  const { bold, regular } = sheet.fonts
+  sheet.y -= 20
+  sheet.text('Signing certificate', sheet.left, sheet.y, bold, 20)
+  sheet.y -= 16
+  const intro = `Issued by Signet for ${details.orgName}: who signed the document below, how they were identified, and when.`
+  sheet.text(truncate(regular, intro, 9, sheet.right - sheet.left), sheet.left, sheet.y, regular, 9, MUTED)
+  sheet.y -= 10
+  sheet.rule(sheet.y, INK, 1.25)
+}
+
+function footers(sheet: Sheet, documentId: string): void {
+  const { regular } = sheet.fonts
+  const left = truncate(regular, `Signet signing certificate · Document ${documentId}`, 7.5, (sheet.right - sheet.left) * 0.75)
+  sheet.pages.forEach((page, i) => {
+    const right = `Certificate page ${i + 1} of ${sheet.pages.length}`
+    page.drawLine({ start: { x: sheet.left, y: FOOTER_Y + 12 }, end: { x: sheet.right, y: FOOTER_Y + 12 }, color: RULE, thickness: 0.5 })
+    page.drawText(left, { x: sheet.left, y: FOOTER_Y, font: regular.input, size: 7.5, color: MUTED })
+    page.drawText(right, { x: sheet.right - regular.widthOf(right, 7.5), y: FOOTER_Y, font: regular.input, size: 7.5, color: MUTED })
+  })
+}
+
+/** Appends the signing certificate (one page, or more for a long signer list or audit trail). */
+export function appendCertificate(pdf: PDF, fonts: FontSet, details: CertificateDetails, size: PageSize): void {
+  const sheet = new Sheet(pdf, fonts, size)
+  header(sheet, details)
+  documentSection(sheet, details)
+  signersSection(sheet, details.signers)
+  auditSection(sheet, details)
+  footers(sheet, details.documentId)
+}

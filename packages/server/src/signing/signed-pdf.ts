@@ -1,0 +1,220 @@
+import { ops, PDF, PdfArray, PdfDict, PdfNumber, rgb, type PDFImage, type PDFPage, type PdfObject, type PdfRef } from '@libpdf/core'
+import type { TemplateField } from '../db/schema.ts'
+import { appendCertificate, type CertificateDetails, type PageSize } from './signed-pdf-certificate.ts'
+import { embedPng } from './signed-pdf-png.ts'
+import { embedFonts, truncate, type Font } from './signed-pdf-text.ts'
+
+export type { CertificateDetails, CertificateSigner } from './signed-pdf-certificate.ts'
+
+export type RenderedFieldValue =
+  | { type: 'signature' | 'initials'; png: Uint8Array }
+  | { type: 'date' | 'text'; text: string }
+  | { type: 'checkbox'; checked: boolean }
+
+export interface SignedPdfInput {
+  originalPdf: Uint8Array
+  /** All of the template's fields; values[i] is the entry for fields[i], undefined when an optional field was left empty. */
+  fields: TemplateField[]
+  values: (RenderedFieldValue | undefined)[]
+  certificate: CertificateDetails
+}
+
+/**
+ * The final signed document: the template with every entry drawn into its page content, all
+ * interactive content flattened, and signing-certificate pages appended. Throws only on
+ * inconsistent input (a value for another field type, a field off the document's pages) or a PDF
+ * or PNG that cannot be read; any text renders, with characters the font lacks shown as '?'.
+ */
+export async function renderSignedPdf(input: SignedPdfInput): Promise<Uint8Array> {
+  const { fields, values, certificate } = input
+  if (values.length !== fields.length) throw new Error(`${values.length} values for ${fields.length} fields`)
+  const pdf = await PDF.load(input.originalPdf)
+  flattenInteractiveContent(pdf)
+  const pages = pdf.getPages()
+  const fonts = embedFonts(pdf)
+  const images = new Map<Uint8Array, PDFImage>()
+
+  const byPage = new Map<number, number[]>()
+  fields.forEach((field, i) => {
+    const value = values[i]
+    if (value === undefined) return
+    if (value.type !== field.type) throw new Error(`field ${i} is a ${field.type} field but its value is a ${value.type}`)
+    if (!Number.isInteger(field.page) || field.page < 1 || field.page > pages.length) {
+      throw new RangeError(`field ${i} is on page ${field.page} of a ${pages.length}-page document`)
+    }
+    byPage.set(field.page, [...(byPage.get(field.page) ?? []), i])
+  })
+
+  for (const [pageNumber, indexes] of byPage) {
+    const page = pages[pageNumber - 1] as PDFPage
+    const frame = pageFrame(pdf, page)
+    // Draw in the page as a viewer shows it; the matrix maps that onto the page's user space.
+    page.drawOperators([ops.pushGraphicsState(), ops.concatMatrix(...frame.matrix)])
+    for (const i of indexes) {
+      const field = fields[i] as TemplateField
+      const box = { x: field.x, y: frame.height - field.y - field.height, width: field.width, height: field.height }
+      drawValue(page, box, values[i] as RenderedFieldValue, fonts.regular, (png) => {
+        let image = images.get(png)
+        // A signer's one signature image usually fills several fields: embed it once.
+        if (!image) images.set(png, (image = embedPng(pdf, png)))
+        return image
+      })
+    }
+    page.drawOperators([ops.popGraphicsState()])
+  }
+
+  appendCertificate(pdf, fonts, certificate, certificatePageSize(pdf, pages[0]))
+  pdf.setTitle(certificate.title, { showInWindowTitleBar: true })
+  pdf.setProducer('Signet')
+  pdf.setModificationDate(certificate.completedAt)
+  return pdf.save({ subsetFonts: true })
+}
+
+interface Box {
+  x: number
+  y: number
+  width: number
+  height: number
+}
+
+const INK = rgb(0.1, 0.1, 0.12)
+const CHECKBOX_BORDER = rgb(0.45, 0.47, 0.5)
+/** Text entries are no larger than this, however tall their box. */
+const MAX_TEXT_SIZE = 14
+const MIN_TEXT_SIZE = 6
+/** Liberation Sans / Helvetica cap height, in em: used to centre a line's capitals in its box. */
+const CAP_HEIGHT = 0.72
+const TEXT_PADDING = 2
+
+function drawValue(page: PDFPage, box: Box, value: RenderedFieldValue, font: Font, embed: (png: Uint8Array) => PDFImage): void {
+  switch (value.type) {
+    case 'signature':
+    case 'initials': {
+      const image = embed(value.png)
+      const scale = Math.min(box.width / image.width, box.height / image.height)
+      const width = image.width * scale
+      const height = image.height * scale
+      page.drawImage(image, { x: box.x + (box.width - width) / 2, y: box.y + (box.height - height) / 2, width, height })
+      return
+    }
+    case 'date':
+    case 'text': {
+      const room = Math.max(0, box.width - 2 * TEXT_PADDING)
+      const clean = font.clean(value.text).trim()
+      // Glyphs span about 1.15 em from descender to accented capital: fit that in the box height, then the width.
+      let size = Math.min(MAX_TEXT_SIZE, (box.height - TEXT_PADDING) / 1.15)
+      const width = font.widthOf(clean, size)
+      if (width > room) size = (size * room) / width
+      size = Math.max(MIN_TEXT_SIZE, size)
+      const text = truncate(font, clean, size, room)
+      const y = box.y + (box.height - CAP_HEIGHT * size) / 2
+      page.drawText(text, { x: box.x + TEXT_PADDING, y, size, font: font.input, color: INK })
+      return
+    }
+    case 'checkbox': {
+      const side = Math.min(box.width, box.height)
+      const x = box.x + (box.width - side) / 2
+      const y = box.y + (box.height - side) / 2
+      page.drawRectangle({ x, y, width: side, height: side, borderColor: CHECKBOX_BORDER, borderWidth: Math.max(0.5, side / 24) })
+      if (!value.checked) return
+      page
+        .drawPath()
+        .moveTo(x + side * 0.22, y + side * 0.52)
+        .lineTo(x + side * 0.42, y + side * 0.3)
+        .lineTo(x + side * 0.78, y + side * 0.74)
+        .stroke({ borderColor: INK, borderWidth: side * 0.12, lineCap: 'round', lineJoin: 'round' })
+      return
+    }
+  }
+}
+
+/**
+ * Makes the document static: form fields are baked into the page content and the AcroForm removed,
+ * annotations (other than links) are baked in, optional-content layers are merged, so what prints
+ * is what the signers saw and nothing is left to fill in or toggle.
+ */
+function flattenInteractiveContent(pdf: PDF): void {
+  pdf.flattenAll({ annotations: { removeLinks: false } })
+  // Widgets that belong to no field survive the form flattening (and the annotation flattener skips
+  // widgets): viewers would still render them and might let them be edited, so drop them.
+  const resolve = (ref: PdfRef) => pdf.getObject(ref)
+  for (const page of pdf.getPages()) {
+    const annots = page.dict.getArray('Annots', resolve)
+    if (!annots) continue
+    const kept = annots.toArray().filter((annot) => {
+      const dict = annot instanceof PdfDict ? annot : resolve(annot as PdfRef)
+      return !(dict instanceof PdfDict && dict.getName('Subtype', resolve)?.value === 'Widget')
+    })
+    if (kept.length !== annots.length) page.dict.set('Annots', new PdfArray(kept))
+  }
+}
+
+interface PageFrame {
+  /** The page as displayed: the visible box, after /Rotate. */
+  width: number
+  height: number
+  /** Maps display space (origin at the displayed bottom-left, y up) onto the page's user space. */
+  matrix: [number, number, number, number, number, number]
+}
+
+/** A page attribute, looked up through the page tree as inheritable attributes are (@libpdf/core reads only the page's own). */
+function inherited(pdf: PDF, page: PDFPage, key: string): PdfObject | undefined {
+  const resolve = (ref: PdfRef) => pdf.getObject(ref)
+  let node: PdfDict | undefined = page.dict
+  for (let depth = 0; node && depth < 64; depth++) {
+    const value = node.get(key, resolve)
+    if (value !== undefined) return value
+    node = node.getDict('Parent', resolve)
+  }
+  return undefined
+}
+
+type Rect = [number, number, number, number]
+
+function rectOf(pdf: PDF, page: PDFPage, key: string): Rect | undefined {
+  const value = inherited(pdf, page, key)
+  if (!(value instanceof PdfArray) || value.length !== 4) return undefined
+  const resolve = (ref: PdfRef) => pdf.getObject(ref)
+  const n = value.toArray().map((_, i) => value.at(i, resolve))
+  if (!n.every((item) => item instanceof PdfNumber)) return undefined
+  const [a, b, c, d] = (n as PdfNumber[]).map((item) => item.value) as Rect
+  const rect: Rect = [Math.min(a, c), Math.min(b, d), Math.max(a, c), Math.max(b, d)]
+  return rect[2] > rect[0] && rect[3] > rect[1] ? rect : undefined
+}
+
+/*
+ * Field coordinates are measured from the top-left of the page as a viewer displays it: the CropBox
+ * (clipped to the MediaBox, whose origin need not be 0,0), turned by /Rotate. @libpdf/core's box
+ * getters return the upper-right corner as "width"/"height" and ignore inheritance, hence our own.
+ */
+function pageFrame(pdf: PDF, page: PDFPage): PageFrame {
+  const media = rectOf(pdf, page, 'MediaBox') ?? [0, 0, 612, 792]
+  const crop = rectOf(pdf, page, 'CropBox')
+  const visible: Rect = crop
+    ? [Math.max(media[0], crop[0]), Math.max(media[1], crop[1]), Math.min(media[2], crop[2]), Math.min(media[3], crop[3])]
+    : media
+  const [x0, y0, x1, y1] = visible[2] > visible[0] && visible[3] > visible[1] ? visible : media
+  const width = x1 - x0
+  const height = y1 - y0
+  const rotate = inherited(pdf, page, 'Rotate')
+  const degrees = rotate instanceof PdfNumber ? (((Math.round(rotate.value) % 360) + 360) % 360) : 0
+  switch (degrees) {
+    case 90:
+      return { width: height, height: width, matrix: [0, 1, -1, 0, x1, y0] }
+    case 180:
+      return { width, height, matrix: [-1, 0, 0, -1, x1, y1] }
+    case 270:
+      return { width: height, height: width, matrix: [0, -1, 1, 0, x0, y1] }
+    default:
+      return { width, height, matrix: [1, 0, 0, 1, x0, y0] }
+  }
+}
+
+const LETTER: PageSize = { width: 612, height: 792 }
+
+/** The first page's displayed size when it is an ordinary portrait page (Letter, A4, Legal…), else US Letter. */
+function certificatePageSize(pdf: PDF, first: PDFPage | undefined): PageSize {
+  if (!first) return LETTER
+  const { width, height } = pageFrame(pdf, first)
+  return width >= 500 && width <= 700 && height >= 700 && height <= 1100 && height > width ? { width, height } : LETTER
+}

@@ -1,0 +1,69 @@
+import { eq, sql } from 'drizzle-orm'
+import type { Db } from '../db/client.ts'
+import { documents, orgs, signers, templates } from '../db/schema.ts'
+import { notFound } from '../errors.ts'
+import { sha256Hex } from '../lib/crypto.ts'
+import { preparedPer } from '../lib/prepared.ts'
+
+/** What a signing link leads to: the signer, their document and its template. */
+export interface SignerContext {
+  signer: Pick<
+    typeof signers.$inferSelect,
+    'id' | 'role' | 'email' | 'name' | 'status' | 'authRequired' | 'authVerified' | 'viewedAt' | 'signedAt'
+  >
+  document: Pick<typeof documents.$inferSelect, 'id' | 'orgId' | 'title' | 'status' | 'expiresAt' | 'updatedAt' | 'signedPdfSha256'>
+  template: Pick<typeof templates.$inferSelect, 'id' | 'pdfSha256' | 'fields' | 'pageCount'>
+  orgName: string
+}
+
+/** Tokens are 32 random bytes in base64url: anything else is rejected before touching the database. */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/
+
+const signerByTokenHash = preparedPer((db) =>
+  db
+    .select({
+      signer: {
+        id: signers.id,
+        role: signers.role,
+        email: signers.email,
+        name: signers.name,
+        status: signers.status,
+        authRequired: signers.authRequired,
+        authVerified: signers.authVerified,
+        viewedAt: signers.viewedAt,
+        signedAt: signers.signedAt,
+      },
+      document: {
+        id: documents.id,
+        orgId: documents.orgId,
+        title: documents.title,
+        status: documents.status,
+        expiresAt: documents.expiresAt,
+        updatedAt: documents.updatedAt,
+        signedPdfSha256: documents.signedPdfSha256,
+      },
+      template: { id: templates.id, pdfSha256: templates.pdfSha256, fields: templates.fields, pageCount: templates.pageCount },
+      orgName: orgs.name,
+    })
+    .from(signers)
+    .innerJoin(documents, eq(documents.id, signers.documentId))
+    .innerJoin(templates, eq(templates.id, documents.templateId))
+    .innerJoin(orgs, eq(orgs.id, documents.orgId))
+    .where(eq(signers.tokenHash, sql.placeholder('tokenHash')))
+    .prepare('signer_by_token_hash'),
+)
+
+export const invalidLink = () => notFound('This signing link is not valid. Check that you copied the whole link from your e-mail.')
+
+/** Looks a signing link up by the hash of its token (the token itself is never stored). */
+export async function loadSignerContext(db: Db, token: string): Promise<SignerContext> {
+  if (!TOKEN_SHAPE.test(token)) throw invalidLink()
+  const [row] = await signerByTokenHash(db).execute({ tokenHash: sha256Hex(token) })
+  if (!row) throw invalidLink()
+  return row
+}
+
+/** The fields this signer fills, with their index in the template as id. */
+export function fieldsOf(context: SignerContext) {
+  return context.template.fields.flatMap((field, id) => (field.role === context.signer.role ? [{ id, ...field }] : []))
+}

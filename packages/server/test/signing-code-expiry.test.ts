@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readAuditTrail } from '../src/audit/audit-trail.ts'
+import { expireDueDocuments } from '../src/signing/expiry.ts'
+import { bodyOf, expectError, setupOrg, type Json, type TestOrg } from './helpers/api.ts'
+import { sendForSigning, valuesFor, type SignerClient } from './helpers/signing.ts'
+import { startTestServer, type TestServer } from './helpers/test-server.ts'
+
+/** A clock the tests move forward: codes, cool-downs and expiry are checked without waiting. */
+let offsetMs = 0
+const clock = { now: () => new Date(Date.now() + offsetMs) }
+const advance = (ms: number) => {
+  offsetMs += ms
+}
+
+let server: TestServer
+let org: TestOrg
+
+beforeAll(async () => {
+  // Expiry is swept by the tests themselves, so the background sweep stays out of the way.
+  server = await startTestServer({ clock, env: { JOB_POLL_MS: '3600000' } })
+  org = await setupOrg(server)
+})
+afterAll(() => server.close())
+
+const getDocument = async (id: string) => bodyOf(await server.request(`/api/v1/documents/${id}`, { key: org.apiKey }))
+
+async function codeSigner(): Promise<{ documentId: string; signer: SignerClient }> {
+  const { documentId, signers } = await sendForSigning(server, org, { authRequired: [true] })
+  return { documentId, signer: signers[0]! }
+}
+
+describe('the e-mail code step', () => {
+  it('shows no document content before the code, and opens the document after it', async () => {
+    const { documentId, signer } = await codeSigner()
+    const page = await (await signer.page()).text()
+    expect(page).toContain('6-digit code')
+    // Neither the fields nor the page geometry of the document is in the code page.
+    expect(page).not.toMatch(/"fields"|"pages"|Signature 0/)
+    await expectError(await signer.call('/document.pdf'), 403, /code/)
+    await expectError(await signer.view(), 403)
+    await expectError(await signer.finish(valuesFor(0)), 403)
+    await expectError(await signer.verify('123456'), 400, 'Ask for a code first: select "Email me a code".')
+
+    expect(await bodyOf(await signer.sendCode())).toEqual({ sent_to: expect.stringMatching(/^s\*\*\*@example\.com$/) as unknown, resend_in_seconds: 60 })
+    const code = await signer.latestCode()
+    await expectError(await signer.verify('12345'), 400, 'Enter the 6 digits of the code from your e-mail.')
+    expect(await bodyOf(await signer.verify(code))).toEqual({ verified: true })
+
+    expect((await signer.call('/document.pdf')).headers.get('content-type')).toBe('application/pdf')
+    expect(await (await signer.page()).text()).toMatch(/Signature 0/)
+    expect((await getDocument(documentId)).signers).toMatchObject([{ auth_required: true, auth_verified: true, status: 'pending' }])
+    expect(await bodyOf(await signer.finish(valuesFor(0)))).toEqual({ status: 'signed', document_status: 'completed' })
+    const trail = await readAuditTrail(server.services.db, documentId)
+    expect(trail.find((e) => e.type === 'document.signed')?.authMethod).toBe('email_link+email_code')
+    // The code works once: it is gone after use.
+    await expectError(await signer.verify(code), 409)
+  })
+
+  it('allows five wrong codes, then refuses even the right one until a new code is sent', async () => {
+    const { documentId, signer } = await codeSigner()
+    await signer.sendCode()
+    const code = await signer.latestCode()
+    const wrong = code === '000000' ? '111111' : '000000'
+    const texts: string[] = []
+    for (let i = 0; i < 5; i++) texts.push(await expectError(await signer.verify(wrong), 400))
+    expect(texts).toEqual([
+      'That code is not correct. 4 attempts left.',
+      'That code is not correct. 3 attempts left.',
+      'That code is not correct. 2 attempts left.',
+      'That code is not correct. 1 attempt left.',
+      'That code is not correct. Ask for a new code.',
+    ])
+    await expectError(await signer.verify(wrong), 429, 'Too many wrong codes. Ask for a new code.')
+    await expectError(await signer.verify(code), 429, 'Too many wrong codes. Ask for a new code.')
+    expect((await getDocument(documentId)).signers).toMatchObject([{ auth_verified: false }])
+
+    await expectError(await signer.sendCode(), 429, /Wait \d+ seconds/)
+    advance(61_000)
+    expect((await signer.sendCode()).status).toBe(200)
+    const fresh = await signer.latestCode(2)
+    expect(await bodyOf(await signer.verify(fresh))).toEqual({ verified: true })
+  })
+
+  it('refuses an expired code', async () => {
+    const { signer } = await codeSigner()
+    await signer.sendCode()
+    const code = await signer.latestCode()
+    advance(10 * 60_000 + 1000)
+    await expectError(await signer.verify(code), 400, 'This code has expired. Ask for a new code.')
+    await expectError(await signer.call('/document.pdf'), 403)
+  })
+
+  it('asks a second browser for its own code', async () => {
+    const { signer } = await codeSigner()
+    await signer.sendCode()
+    await signer.verify(await signer.latestCode())
+    const { SignerClient } = await import('./helpers/signing.ts')
+    const otherBrowser = new SignerClient(server, signer.token, signer.email)
+    await expectError(await otherBrowser.call('/document.pdf'), 403)
+  })
+})
+
+describe('expiry', () => {
+  it('closes the links at expires_at and voids the document with a document.expired event', async () => {
+    const expiresAt = new Date(clock.now().getTime() + 3_600_000).toISOString()
+    const { documentId, signers } = await sendForSigning(server, org, { roles: [0, 1], expiresAt })
+    await signers[0]!.finish(valuesFor(0))
+    advance(3_600_000 + 1000)
+
+    await expectError(await signers[1]!.finish(valuesFor(1)), 410, /expired on/)
+    expect(await (await signers[1]!.page()).text()).toContain('This signing request has expired')
+    expect((await getDocument(documentId)).status).toBe('sent')
+
+    expect(await expireDueDocuments(server.services.db, clock)).toBeGreaterThanOrEqual(1)
+    const document = await getDocument(documentId)
+    expect(document.status).toBe('voided')
+    expect((document.signers as Json[]).map((s) => s.status)).toEqual(['signed', 'pending'])
+    expect(await (await signers[1]!.page()).text()).toContain('This signing request has expired')
+    await expectError(await signers[1]!.finish(valuesFor(1)), 410)
+    const trail = await readAuditTrail(server.services.db, documentId)
+    expect(trail.at(-1)?.type).toBe('document.expired')
+    expect(await expireDueDocuments(server.services.db, clock)).toBe(0)
+  })
+})
