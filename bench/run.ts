@@ -9,12 +9,15 @@
  *   BENCH_CONNECTIONS  concurrent keep-alive connections (default 10)
  *   BENCH_PIPELINING   requests in flight per connection (default 1)
  *   BENCH_BACKENDS     comma-separated subset of pglite,postgres (default both)
+ *   BENCH_SUITES       comma-separated subset of http,completion (default both)
+ *   BENCH_RUNS         documents measured by the completion suite (default 50)
  *   BENCH_OUTPUT       markdown file to update (default docs/benchmarks.md; "-" to skip)
  *   BENCH_QUIET_WAIT   seconds to wait, before each case, for other load on the machine to stop (default 60)
  *   LOG_LEVEL          the servers' log level (default warn, see "Method")
  *   DATABASE_URL       PostgreSQL server (default postgres://postgres@127.0.0.1:5432/test)
  */
 import { fileURLToPath } from 'node:url'
+import { measureCompletion, type CompletionBenchResult } from './completion.ts'
 import { measure, waitForQuiet, type CaseResult, type LoadSpec } from './loadgen.ts'
 import { machineFacts, markdownTable, writeSection, type Row } from './report.ts'
 import { redactUrl, scratchPostgres, startBare, startSignet, type Backend, type LogLevel } from './targets.ts'
@@ -42,6 +45,11 @@ const logLevel = (process.env.LOG_LEVEL || 'warn') as LogLevel
 const databaseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL
 const backends = (process.env.BENCH_BACKENDS || 'pglite,postgres').split(',').map((b) => b.trim())
 for (const b of backends) if (b !== 'pglite' && b !== 'postgres') throw new Error(`BENCH_BACKENDS: unknown backend "${b}"`)
+const suites = (process.env.BENCH_SUITES || 'http,completion').split(',').map((b) => b.trim())
+for (const s of suites) if (s !== 'http' && s !== 'completion') throw new Error(`BENCH_SUITES: unknown suite "${s}"`)
+const completionRuns = intEnv('BENCH_RUNS', 50, 1)
+/** The signing issue's target: completion → signed PDF stored, median, in milliseconds. */
+const COMPLETION_TARGET_MS = 100
 const output = process.env.BENCH_OUTPUT ?? fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url))
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`)
@@ -85,9 +93,53 @@ async function runCase(label: string, load: LoadSpec): Promise<CaseResult> {
 
 /** The command as typed, with the environment that shaped it. */
 function commandLine(): string {
-  const names = ['BENCH_DURATION', 'BENCH_WARMUP', 'BENCH_CONNECTIONS', 'BENCH_PIPELINING', 'BENCH_BACKENDS', 'LOG_LEVEL', 'DATABASE_URL']
+  const names = ['BENCH_DURATION', 'BENCH_WARMUP', 'BENCH_CONNECTIONS', 'BENCH_PIPELINING', 'BENCH_BACKENDS', 'BENCH_SUITES', 'BENCH_RUNS', 'LOG_LEVEL', 'DATABASE_URL']
   const env = names.filter((n) => process.env[n]).map((n) => `${n}=${n === 'DATABASE_URL' ? redactUrl(process.env[n] ?? '') : process.env[n]}`)
   return [...env, 'npm run bench'].join(' ')
+}
+
+async function completionSuite(): Promise<void> {
+  const results: CompletionBenchResult[] = []
+  for (const name of backends) {
+    if (name === 'postgres') {
+      let scratch: Awaited<ReturnType<typeof scratchPostgres>>
+      try {
+        scratch = await scratchPostgres(databaseUrl)
+      } catch (error) {
+        log(`completion: PostgreSQL skipped (${(error as Error).message})`)
+        continue
+      }
+      try {
+        log(`completion: PostgreSQL, ${completionRuns} documents…`)
+        results.push(await measureCompletion({ kind: 'postgres', databaseUrl: scratch.databaseUrl }, completionRuns))
+      } finally {
+        await scratch.drop()
+      }
+    } else {
+      log(`completion: PGlite, ${completionRuns} documents…`)
+      results.push(await measureCompletion({ kind: 'pglite' }, completionRuns))
+    }
+  }
+  const rows = results.map(
+    (r) => `| ${r.backend} | ${r.runs} | **${r.render_median_ms}** | ${r.render_p95_ms} | ${r.finish_median_ms} | ${r.finish_p95_ms} | ${Math.round(r.signed_pdf_bytes / 1024)} KiB |`,
+  )
+  const worst = Math.max(...results.map((r) => r.render_median_ms))
+  const verdict = `**Target (completion → signed PDF ≤ ${COMPLETION_TARGET_MS} ms per document, median): ${worst <= COMPLETION_TARGET_MS ? 'met' : 'NOT met'}** — slowest backend's median ${worst} ms.`
+  const body = [
+    `## Completion → signed PDF`,
+    ``,
+    `- Command: \`${commandLine()}\` (this section alone: \`BENCH_SUITES=completion npm run bench\`)`,
+    `- Date: ${new Date().toISOString()}; machine as above.`,
+    `- A 10-page template with 2 signers (signature, initials, date and text each). Per document: create it, the first signer finishes, then the **last signer's \`finishSigning\`** (which commits the completion; "finish" columns) and the wait until the background renderer, kicked by that completion, has **stored the flattened signed PDF with its certificate page** ("completion → signed PDF" columns: render, blob insert, audit event, completion mails queued). In-process through the domain functions (no HTTP), PGlite on disk or a scratch PostgreSQL database; 3 warm-up documents, then ${completionRuns} measured.`,
+    ``,
+    `| Backend | Documents | Completion → signed PDF, median ms | p95 ms | Last finish, median ms | p95 ms | Signed PDF size |`,
+    `|---|---:|---:|---:|---:|---:|---:|`,
+    ...rows,
+    ``,
+    verdict,
+  ].join('\n')
+  process.stdout.write(`\n${body}\n`)
+  if (output !== '-') writeSection(output, 'completion', body)
 }
 
 async function main(): Promise<void> {
@@ -202,4 +254,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main()
+if (suites.includes('http')) await main()
+if (suites.includes('completion')) await completionSuite()

@@ -70,6 +70,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     { prefix: '/api/v1' },
   )
 
+  // Browsers ask for it on every page; the pages name their icon themselves.
+  app.get('/favicon.ico', { schema: { hide: true } }, (_request, reply) => reply.status(204).send())
+
   await app.register(fastifyCookie)
   await app.register(signingRoutes, { services })
   await app.register(signingAssetRoutes)

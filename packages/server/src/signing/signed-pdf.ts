@@ -1,4 +1,4 @@
-import { ops, PDF, PdfArray, PdfDict, PdfNumber, rgb, type PDFImage, type PDFPage, type PdfObject, type PdfRef } from '@libpdf/core'
+import { PDF, PdfArray, PdfDict, PdfNumber, rgb, type PDFImage, type PDFPage, type PdfObject, type PdfRef, type Rotation } from '@libpdf/core'
 import type { TemplateField } from '../db/schema.ts'
 import { appendCertificate, type CertificateDetails, type PageSize } from './signed-pdf-certificate.ts'
 import { embedPng } from './signed-pdf-png.ts'
@@ -34,34 +34,24 @@ export async function renderSignedPdf(input: SignedPdfInput): Promise<Uint8Array
   const fonts = embedFonts(pdf)
   const images = new Map<Uint8Array, PDFImage>()
 
-  const byPage = new Map<number, number[]>()
+  const frames = new Map<number, PageFrame>()
+  const embed = (png: Uint8Array) => {
+    let image = images.get(png)
+    // A signer's one signature image usually fills several fields: embed it once.
+    if (!image) images.set(png, (image = embedPng(pdf, png)))
+    return image
+  }
   fields.forEach((field, i) => {
     const value = values[i]
     if (value === undefined) return
     if (value.type !== field.type) throw new Error(`field ${i} is a ${field.type} field but its value is a ${value.type}`)
-    if (!Number.isInteger(field.page) || field.page < 1 || field.page > pages.length) {
-      throw new RangeError(`field ${i} is on page ${field.page} of a ${pages.length}-page document`)
-    }
-    byPage.set(field.page, [...(byPage.get(field.page) ?? []), i])
+    const page = Number.isInteger(field.page) ? pages[field.page - 1] : undefined
+    if (!page) throw new RangeError(`field ${i} is on page ${field.page} of a ${pages.length}-page document`)
+    let frame = frames.get(field.page)
+    if (!frame) frames.set(field.page, (frame = pageFrame(pdf, page)))
+    const box = { x: field.x, y: frame.height - field.y - field.height, width: field.width, height: field.height }
+    drawValue(page, frame, box, value, fonts.regular, embed)
   })
-
-  for (const [pageNumber, indexes] of byPage) {
-    const page = pages[pageNumber - 1] as PDFPage
-    const frame = pageFrame(pdf, page)
-    // Draw in the page as a viewer shows it; the matrix maps that onto the page's user space.
-    page.drawOperators([ops.pushGraphicsState(), ops.concatMatrix(...frame.matrix)])
-    for (const i of indexes) {
-      const field = fields[i] as TemplateField
-      const box = { x: field.x, y: frame.height - field.y - field.height, width: field.width, height: field.height }
-      drawValue(page, box, values[i] as RenderedFieldValue, fonts.regular, (png) => {
-        let image = images.get(png)
-        // A signer's one signature image usually fills several fields: embed it once.
-        if (!image) images.set(png, (image = embedPng(pdf, png)))
-        return image
-      })
-    }
-    page.drawOperators([ops.popGraphicsState()])
-  }
 
   appendCertificate(pdf, fonts, certificate, certificatePageSize(pdf, pages[0]))
   pdf.setTitle(certificate.title, { showInWindowTitleBar: true })
@@ -86,7 +76,18 @@ const MIN_TEXT_SIZE = 6
 const CAP_HEIGHT = 0.72
 const TEXT_PADDING = 2
 
-function drawValue(page: PDFPage, box: Box, value: RenderedFieldValue, font: Font, embed: (png: Uint8Array) => PDFImage): void {
+/**
+ * Where to draw a thing anchored at display point (x, y): its user-space position, turned with the
+ * page. (One q/cm for all of a page's fields would be simpler, but @libpdf/core writes each drawing
+ * as its own content stream and, on a page without content, later wraps the first one in q/Q,
+ * which would undo such a transform before the drawings it was meant for.)
+ */
+function at(frame: PageFrame, x: number, y: number): { x: number; y: number; rotate?: Rotation } {
+  const point = frame.toUser(x, y)
+  return frame.rotation === 0 ? point : { ...point, rotate: { angle: frame.rotation, origin: point } }
+}
+
+function drawValue(page: PDFPage, frame: PageFrame, box: Box, value: RenderedFieldValue, font: Font, embed: (png: Uint8Array) => PDFImage): void {
   switch (value.type) {
     case 'signature':
     case 'initials': {
@@ -94,7 +95,7 @@ function drawValue(page: PDFPage, box: Box, value: RenderedFieldValue, font: Fon
       const scale = Math.min(box.width / image.width, box.height / image.height)
       const width = image.width * scale
       const height = image.height * scale
-      page.drawImage(image, { x: box.x + (box.width - width) / 2, y: box.y + (box.height - height) / 2, width, height })
+      page.drawImage(image, { ...at(frame, box.x + (box.width - width) / 2, box.y + (box.height - height) / 2), width, height })
       return
     }
     case 'date':
@@ -106,22 +107,27 @@ function drawValue(page: PDFPage, box: Box, value: RenderedFieldValue, font: Fon
       const width = font.widthOf(clean, size)
       if (width > room) size = (size * room) / width
       size = Math.max(MIN_TEXT_SIZE, size)
-      const text = truncate(font, clean, size, room)
-      const y = box.y + (box.height - CAP_HEIGHT * size) / 2
-      page.drawText(text, { x: box.x + TEXT_PADDING, y, size, font: font.input, color: INK })
+      const baseline = box.y + (box.height - CAP_HEIGHT * size) / 2
+      page.drawText(truncate(font, clean, size, room), { ...at(frame, box.x + TEXT_PADDING, baseline), size, font: font.input, color: INK })
       return
     }
     case 'checkbox': {
       const side = Math.min(box.width, box.height)
       const x = box.x + (box.width - side) / 2
       const y = box.y + (box.height - side) / 2
-      page.drawRectangle({ x, y, width: side, height: side, borderColor: CHECKBOX_BORDER, borderWidth: Math.max(0.5, side / 24) })
+      const border = Math.max(0.5, side / 24)
+      page.drawRectangle({ ...at(frame, x, y), width: side, height: side, borderColor: CHECKBOX_BORDER, borderWidth: border })
       if (!value.checked) return
+      const [start, corner, end] = [
+        frame.toUser(x + side * 0.22, y + side * 0.52),
+        frame.toUser(x + side * 0.42, y + side * 0.3),
+        frame.toUser(x + side * 0.78, y + side * 0.74),
+      ]
       page
         .drawPath()
-        .moveTo(x + side * 0.22, y + side * 0.52)
-        .lineTo(x + side * 0.42, y + side * 0.3)
-        .lineTo(x + side * 0.78, y + side * 0.74)
+        .moveTo(start.x, start.y)
+        .lineTo(corner.x, corner.y)
+        .lineTo(end.x, end.y)
         .stroke({ borderColor: INK, borderWidth: side * 0.12, lineCap: 'round', lineJoin: 'round' })
       return
     }
@@ -153,8 +159,10 @@ interface PageFrame {
   /** The page as displayed: the visible box, after /Rotate. */
   width: number
   height: number
+  /** The page's /Rotate: display space is user space turned this far counter-clockwise. */
+  rotation: 0 | 90 | 180 | 270
   /** Maps display space (origin at the displayed bottom-left, y up) onto the page's user space. */
-  matrix: [number, number, number, number, number, number]
+  toUser(x: number, y: number): { x: number; y: number }
 }
 
 /** A page attribute, looked up through the page tree as inheritable attributes are (@libpdf/core reads only the page's own). */
@@ -175,9 +183,9 @@ function rectOf(pdf: PDF, page: PDFPage, key: string): Rect | undefined {
   const value = inherited(pdf, page, key)
   if (!(value instanceof PdfArray) || value.length !== 4) return undefined
   const resolve = (ref: PdfRef) => pdf.getObject(ref)
-  const n = value.toArray().map((_, i) => value.at(i, resolve))
-  if (!n.every((item) => item instanceof PdfNumber)) return undefined
-  const [a, b, c, d] = (n as PdfNumber[]).map((item) => item.value) as Rect
+  const items = value.toArray().map((_, i) => value.at(i, resolve))
+  if (!items.every((item) => item instanceof PdfNumber)) return undefined
+  const [a, b, c, d] = items.map((item) => item.value) as Rect
   const rect: Rect = [Math.min(a, c), Math.min(b, d), Math.max(a, c), Math.max(b, d)]
   return rect[2] > rect[0] && rect[3] > rect[1] ? rect : undefined
 }
@@ -200,13 +208,14 @@ function pageFrame(pdf: PDF, page: PDFPage): PageFrame {
   const degrees = rotate instanceof PdfNumber ? (((Math.round(rotate.value) % 360) + 360) % 360) : 0
   switch (degrees) {
     case 90:
-      return { width: height, height: width, matrix: [0, 1, -1, 0, x1, y0] }
+      return { width: height, height: width, rotation: 90, toUser: (x, y) => ({ x: x1 - y, y: y0 + x }) }
     case 180:
-      return { width, height, matrix: [-1, 0, 0, -1, x1, y1] }
+      return { width, height, rotation: 180, toUser: (x, y) => ({ x: x1 - x, y: y1 - y }) }
     case 270:
-      return { width: height, height: width, matrix: [0, -1, 1, 0, x0, y1] }
+      return { width: height, height: width, rotation: 270, toUser: (x, y) => ({ x: x0 + y, y: y1 - x }) }
     default:
-      return { width, height, matrix: [1, 0, 0, 1, x0, y0] }
+      // Not a multiple of 90 is invalid; viewers ignore it.
+      return { width, height, rotation: 0, toUser: (x, y) => ({ x: x0 + x, y: y0 + y }) }
   }
 }
 

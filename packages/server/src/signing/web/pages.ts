@@ -75,6 +75,7 @@ function shell({ title, view, body, boot }: Shell): string {
 <meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
 <meta name="color-scheme" content="light">
+<link rel="icon" href="data:,">
 <title>${title}</title>
 <link rel="stylesheet" href="${signingAssetUrl('sign.css')}">
 ${script}

@@ -1,0 +1,219 @@
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bodyOf, setupOrg, uniqueEmail, type Json, type TestOrg } from './helpers/api.ts'
+import { richFields } from './helpers/signing.ts'
+import { startTestServer, type TestServer } from './helpers/test-server.ts'
+import { chromiumPath, haveTools } from './helpers/tools.ts'
+
+/*
+ * Real signers in a real browser (Debian's Chromium driven by playwright-core): links
+ * come from the invitations caught by the SMTP listener, codes from the code e-mails.
+ * SIGNET_SCREENSHOTS=1 also refreshes docs/screenshots/.
+ */
+
+const SCREENSHOTS = process.env.SIGNET_SCREENSHOTS === '1' ? new URL('../../../docs/screenshots/', import.meta.url).pathname : undefined
+
+let server: TestServer
+let org: TestOrg
+let browser: Browser
+let work: string
+const consoleProblems = new WeakMap<Page, string[]>()
+
+describe.runIf(haveTools('chromium', 'qpdf', 'pdftotext', 'pdftoppm'))('signing in a browser', () => {
+  beforeAll(async () => {
+    server = await startTestServer({ env: { JOB_POLL_MS: '200' } })
+    org = await setupOrg(server, { name: 'Northwind Legal' })
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    })
+    work = mkdtempSync(join(tmpdir(), 'signet-browser-'))
+    if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true })
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+    rmSync(work, { recursive: true, force: true })
+  })
+
+  /** A fresh browser context (own cookies) at the link from the signer's invitation e-mail. */
+  async function openInvitation(email: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
+    const [invitation] = await server.mail.waitFor(email)
+    const link = /https?:\/\/\S+\/sign\/[A-Za-z0-9_-]{43}/.exec(invitation?.text ?? '')?.[0]
+    if (!link) throw new Error('no link in the invitation')
+    // The e-mail names PUBLIC_URL; the test server listens on a random port behind it.
+    const context = await browser.newContext({ viewport })
+    const page = await context.newPage()
+    const problems: string[] = []
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text())
+    })
+    page.on('pageerror', (error) => problems.push(error.message))
+    consoleProblems.set(page, problems)
+    await page.goto(server.url + new URL(link).pathname)
+    return page
+  }
+
+  async function createDocument(signers: { email: string; name: string; role: number; auth_required?: boolean }[]): Promise<string> {
+    const template = await server.createTemplate(org.orgId, { name: 'Consulting Agreement', pages: 2, fields: richFields(signers.map((s) => s.role)) })
+    const response = await server.request('/api/v1/documents', { method: 'POST', key: org.apiKey, json: { template_id: template.id, signers } })
+    expect(response.status).toBe(201)
+    return (await bodyOf<{ id: string }>(response)).id
+  }
+
+  /** Closes a signer's page, asserting its console stayed clean (but for `expected` messages). */
+  async function closePage(page: Page, expected?: RegExp): Promise<void> {
+    await page.close()
+    expect((consoleProblems.get(page) ?? []).filter((p) => !expected?.test(p))).toEqual([])
+  }
+
+  const documentStatus = async (id: string) => bodyOf(await server.request(`/api/v1/documents/${id}`, { key: org.apiKey }))
+
+  async function drawSignature(page: Page): Promise<void> {
+    const canvas = page.getByLabel('Signature drawing area')
+    const box = await canvas.boundingBox()
+    if (!box) throw new Error('no drawing area')
+    await page.mouse.move(box.x + box.width * 0.1, box.y + box.height * 0.7)
+    await page.mouse.down()
+    for (let i = 1; i <= 20; i++) await page.mouse.move(box.x + box.width * (0.1 + i * 0.04), box.y + box.height * (0.5 + 0.25 * Math.sin(i / 2)))
+    await page.mouse.up()
+  }
+
+  it('two parties sign: one passes the e-mail code and draws, the other types with the keyboard only; the API reports completed and the PDF checks out', async () => {
+    const alice = { email: uniqueEmail('alice'), name: 'Alice Lindqvist', role: 0, auth_required: true }
+    const bob = { email: uniqueEmail('bob'), name: 'Bob Okafor', role: 1 }
+    const id = await createDocument([alice, bob])
+
+    // Alice: the code step, then draw a signature, fill the text field, tick the box.
+    const first = await openInvitation(alice.email)
+    await expect.poll(() => first.getByRole('button', { name: 'Email me a code' }).isVisible()).toBe(true)
+    if (SCREENSHOTS) await first.screenshot({ path: join(SCREENSHOTS, 'code-desktop.png') })
+    await first.getByRole('button', { name: 'Email me a code' }).click()
+    const codeMail = (await server.mail.waitFor(alice.email, 2)).find((m) => /is your code/.test(m.subject ?? ''))
+    const code = /\b(\d{6})\b/.exec(codeMail?.text ?? '')?.[1] ?? ''
+    await first.getByLabel('6-digit code').fill(code)
+    await first.getByRole('button', { name: 'Verify' }).click()
+    await first.waitForSelector('body[data-ready]')
+    await expect.poll(async () => ((await documentStatus(id)).signers as Json[])[0]?.status).toBe('viewed')
+
+    if (SCREENSHOTS) await first.screenshot({ path: join(SCREENSHOTS, 'signing-desktop.png'), fullPage: false })
+    const finish = first.getByRole('button', { name: 'Finish' })
+    expect(await finish.isDisabled()).toBe(true)
+    await first.locator('.field[data-type="signature"] .field-control').click()
+    await drawSignature(first)
+    await first.getByRole('button', { name: 'Apply' }).click()
+    await first.locator('.field[data-type="text"] .field-control').fill('Managing Director')
+    await first.locator('.field[data-type="checkbox"] .field-control').check()
+    expect(await finish.isEnabled()).toBe(true)
+    await finish.click()
+    await first.getByText('You have signed').waitFor()
+    await closePage(first)
+    expect((await documentStatus(id)).status).toBe('sent')
+
+    // Bob, at phone width, keyboard only: Tab to the signature field, type the name, apply, finish.
+    const second = await openInvitation(bob.email, { width: 375, height: 740 })
+    await second.waitForSelector('body[data-ready]')
+    if (SCREENSHOTS) await second.screenshot({ path: join(SCREENSHOTS, 'signing-phone.png') })
+    await second.getByRole('button', { name: 'Next field' }).focus()
+    await second.keyboard.press('Enter')
+    await expect.poll(() => second.evaluate(() => document.activeElement?.closest('.field')?.getAttribute('data-type'))).toBe('signature')
+    await second.keyboard.press('Enter')
+    await second.getByRole('tab', { name: 'Type' }).click()
+    expect(await second.getByLabel('Type your name').inputValue()).toBe('Bob Okafor')
+    if (SCREENSHOTS) await second.screenshot({ path: join(SCREENSHOTS, 'signature-dialog-phone.png') })
+    await second.getByRole('button', { name: 'Apply' }).click()
+    await second.getByRole('button', { name: 'Finish' }).click()
+    await second.getByText('Everyone has signed').waitFor()
+    if (SCREENSHOTS) await second.screenshot({ path: join(SCREENSHOTS, 'completed-phone.png') })
+    await closePage(second)
+
+    const document = await documentStatus(id)
+    expect(document.status).toBe('completed')
+    expect((document.signers as Json[]).map((s) => [s.status, s.auth_verified])).toEqual([
+      ['signed', true],
+      ['signed', false],
+    ])
+
+    let file: Response | undefined
+    for (let i = 0; i < 100 && file?.status !== 200; i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 100))
+      file = await server.request(`/api/v1/documents/${id}/signed-file`, { key: org.apiKey })
+    }
+    expect(file?.status).toBe(200)
+    const pdfPath = join(work, 'signed.pdf')
+    writeFileSync(pdfPath, Buffer.from(await file!.arrayBuffer()))
+
+    expect(execFileSync('qpdf', ['--check', pdfPath], { encoding: 'utf8' })).toContain('No syntax or stream encoding errors')
+    const text = execFileSync('pdftotext', ['-layout', pdfPath, '-'], { encoding: 'utf8' })
+    for (const expected of ['Alice Lindqvist', 'Bob Okafor', alice.email, bob.email, 'Managing Director', 'Consulting Agreement']) expect(text).toContain(expected)
+
+    // Page 1 at 72 dpi, in grey: the drawn and typed signatures are ink inside their boxes.
+    execFileSync('pdftoppm', ['-r', '72', '-gray', '-f', '1', '-l', '1', pdfPath, join(work, 'page')])
+    const inkInBox = (x: number, y: number, width: number, height: number) => darkPixels(readFileSync(join(work, 'page-1.pgm')), { x, y, width, height })
+    expect(inkInBox(72, 80, 200, 40)).toBeGreaterThan(30) // Alice's drawn signature
+    expect(inkInBox(72, 200, 200, 40)).toBeGreaterThan(30) // Bob's typed signature
+  })
+
+  it('a signer declines with a reason in the browser; the other signer sees the closed page', async () => {
+    const carol = { email: uniqueEmail('carol'), name: 'Carol Diaz', role: 0 }
+    const dan = { email: uniqueEmail('dan'), name: 'Dan Wu', role: 1 }
+    const id = await createDocument([carol, dan])
+    const page = await openInvitation(carol.email)
+    await page.waitForSelector('body[data-ready]')
+    await page.getByRole('button', { name: 'Decline' }).click()
+    await page.getByLabel('Reason (optional)').fill('The start date is wrong.')
+    await page.getByRole('button', { name: 'Decline to sign' }).click()
+    await page.getByText('You declined this document').waitFor()
+    await closePage(page)
+    expect((await documentStatus(id)).status).toBe('declined')
+
+    const other = await openInvitation(dan.email)
+    await other.getByText('This document was declined').waitFor()
+    expect(await other.getByRole('button', { name: 'Finish' }).count()).toBe(0)
+    await closePage(other)
+  })
+
+  it('a voided document shows the cancelled page instead of the form', async () => {
+    const erin = { email: uniqueEmail('erin'), name: 'Erin Moss', role: 0 }
+    const id = await createDocument([erin])
+    expect((await server.request(`/api/v1/documents/${id}/void`, { method: 'POST', key: org.apiKey })).status).toBe(200)
+    const page = await openInvitation(erin.email)
+    await page.getByText('This signing request was cancelled').waitFor()
+    expect(await page.getByRole('button', { name: 'Finish' }).count()).toBe(0)
+    await closePage(page)
+  })
+
+  it('a signer whose document is voided while the page is open gets a clear message, not a crash', async () => {
+    const frank = { email: uniqueEmail('frank'), name: 'Frank Ito', role: 0 }
+    const id = await createDocument([frank])
+    const page = await openInvitation(frank.email)
+    await page.waitForSelector('body[data-ready]')
+    await page.locator('.field[data-type="signature"] .field-control').click()
+    await page.getByRole('tab', { name: 'Type' }).click()
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await page.locator('.field[data-type="text"] .field-control').fill('Engineer')
+    expect((await server.request(`/api/v1/documents/${id}/void`, { method: 'POST', key: org.apiKey })).status).toBe(200)
+    await page.getByRole('button', { name: 'Finish' }).click()
+    await expect.poll(() => page.locator('#sign-alert').textContent()).toContain('cancelled')
+    // The browser itself logs the refused request; the page shows the reason instead of failing.
+    await closePage(page, /status of 409/)
+    expect((await documentStatus(id)).status).toBe('voided')
+  })
+})
+
+/** Dark pixels (< 128) of a binary PGM (P5) image inside a box given in pixels from the top-left. */
+function darkPixels(pgm: Buffer, box: { x: number; y: number; width: number; height: number }): number {
+  const header = /^P5\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(pgm.toString('latin1', 0, 50))
+  if (!header) throw new Error('not a binary PGM')
+  const width = Number(header[1])
+  const offset = header[0].length
+  let dark = 0
+  for (let y = box.y; y < box.y + box.height; y++) {
+    for (let x = box.x; x < box.x + box.width; x++) if ((pgm[offset + y * width + x] ?? 255) < 128) dark++
+  }
+  return dark
+}
