@@ -32,13 +32,11 @@ function pngChunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([length, body, crc])
 }
 
-/** A signature-pad sized RGBA PNG (600×200): a wavy ink stroke on transparency. */
-function signaturePng(seed: number): Uint8Array {
-  const width = 600
-  const height = 200
+/** A signature-pad sized RGBA PNG: a wavy ink stroke on transparency, as a browser canvas exports it. */
+function signaturePng(seed: number, width: number, height: number): Uint8Array {
   const raw = Buffer.alloc((width * 4 + 1) * height)
   for (let x = 0; x < width; x++) {
-    const center = height / 2 + 60 * Math.sin(x / (25 + seed * 5))
+    const center = height / 2 + height * 0.3 * Math.sin(x / (25 + seed * 5))
     for (let y = Math.max(0, Math.round(center - 3)); y <= Math.min(height - 1, Math.round(center + 3)); y++) {
       raw.set([20, 30, 90, 255], y * (width * 4 + 1) + 1 + x * 4)
     }
@@ -61,7 +59,9 @@ async function benchInput(): Promise<SignedPdfInput> {
   const values: RenderedFieldValue[] = []
   const signers = Array.from({ length: SIGNERS }, (_, i) => {
     const role = i + 1
-    const png = signaturePng(role)
+    // Each signer draws a signature and, separately, initials: four distinct images in all.
+    const signature = signaturePng(role, 600, 200)
+    const initials = signaturePng(role + SIGNERS, 300, 150)
     const at = (x: number, y: number, width: number, height: number, page = PAGES) => ({ role, page, x, y, width, height, required: true })
     fields.push(
       { ...at(72 + i * 260, 600, 200, 60), type: 'signature' },
@@ -69,7 +69,7 @@ async function benchInput(): Promise<SignedPdfInput> {
       { ...at(72 + i * 260, 670, 120, 20), type: 'date' },
       { ...at(72 + i * 260, 700, 200, 20), type: 'text' },
     )
-    values.push({ type: 'signature', png }, { type: 'initials', png }, { type: 'date', text: '2025-03-01' }, { type: 'text', text: `Signer ${role}, Director` })
+    values.push({ type: 'signature', png: signature }, { type: 'initials', png: initials }, { type: 'date', text: '2025-03-01' }, { type: 'text', text: `Signer ${role}, Director` })
     return {
       name: `Signer ${role}`,
       email: `signer${role}@example.com`,

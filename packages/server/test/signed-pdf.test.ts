@@ -13,8 +13,6 @@ import { haveTools } from './helpers/tools.ts'
 
 // ---- inputs -------------------------------------------------------------------------------------
 
-type Rgba = [number, number, number, number]
-
 function pngChunk(type: string, data: Buffer): Buffer {
   const length = Buffer.alloc(4)
   length.writeUInt32BE(data.length)
@@ -30,18 +28,34 @@ const paeth = (a: number, b: number, c: number) => {
   return pa <= pb && pa <= pc ? a : pb <= pc ? b : c
 }
 
+interface PngFormat {
+  colorType: 0 | 2 | 3 | 4 | 6
+  bitDepth: 1 | 2 | 4 | 8 | 16
+  palette?: number[]
+  trns?: Buffer
+}
+
+const RGBA8: PngFormat = { colorType: 6, bitDepth: 8 }
+const RGB8: PngFormat = { colorType: 2, bitDepth: 8 }
+
 /**
- * A real 8-bit PNG of `pixel`: RGBA (colour type 6), RGB (2) or palette (3, two colours). Row y
- * uses filter y % 5, so every PNG row filter is exercised.
+ * A real PNG: `pixel` gives each pixel's samples in the format's own terms (palette index, 16-bit
+ * values…). Row y uses filter y % 5, so every PNG row filter is exercised.
  */
-function encodePng(width: number, height: number, kind: 'rgba' | 'rgb' | 'palette', pixel: (x: number, y: number) => Rgba): Buffer {
-  const channels = kind === 'rgba' ? 4 : kind === 'rgb' ? 3 : 1
-  const stride = width * channels
+function encodePng(width: number, height: number, format: PngFormat, pixel: (x: number, y: number) => number[]): Buffer {
+  const { colorType, bitDepth } = format
+  const channels = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }[colorType]
+  const stride = Math.ceil((width * channels * bitDepth) / 8)
+  const step = Math.max(1, (channels * bitDepth) / 8)
   const raw = Buffer.alloc(stride * height)
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
-      const [r, g, b, a] = pixel(x, y)
-      raw.set(kind === 'palette' ? [r < 128 ? 1 : 0] : [r, g, b, a].slice(0, channels), y * stride + x * channels)
+      pixel(x, y).forEach((value, k) => {
+        const bit = (x * channels + k) * bitDepth
+        const at = y * stride + (bit >> 3)
+        if (bitDepth === 16) raw.writeUInt16BE(value, at)
+        else raw[at] = (raw[at] as number) | (value << (8 - bitDepth - (bit & 7)))
+      })
     }
   }
   const filtered = Buffer.alloc((stride + 1) * height)
@@ -50,7 +64,7 @@ function encodePng(width: number, height: number, kind: 'rgba' | 'rgb' | 'palett
     filtered[y * (stride + 1)] = filter
     for (let i = 0; i < stride; i++) {
       const at = (row: number, col: number) => (row >= 0 && col >= 0 ? (raw[row * stride + col] as number) : 0)
-      const [x, a, b, c] = [at(y, i), at(y, i - channels), at(y - 1, i), at(y - 1, i - channels)]
+      const [x, a, b, c] = [at(y, i), at(y, i - step), at(y - 1, i), at(y - 1, i - step)]
       const predictor = [0, a, b, (a + b) >> 1, paeth(a, b, c)][filter] as number
       filtered[y * (stride + 1) + 1 + i] = (x - predictor) & 0xff
     }
@@ -58,20 +72,25 @@ function encodePng(width: number, height: number, kind: 'rgba' | 'rgb' | 'palett
   const header = Buffer.alloc(13)
   header.writeUInt32BE(width, 0)
   header.writeUInt32BE(height, 4)
-  header.set([8, { rgba: 6, rgb: 2, palette: 3 }[kind], 0, 0, 0], 8)
+  header.set([bitDepth, colorType, 0, 0, 0], 8)
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     pngChunk('IHDR', header),
-    ...(kind === 'palette' ? [pngChunk('PLTE', Buffer.from([255, 255, 255, 20, 30, 90]))] : []),
+    ...(format.palette ? [pngChunk('PLTE', Buffer.from(format.palette))] : []),
+    ...(format.trns ? [pngChunk('tRNS', format.trns)] : []),
     pngChunk('IDAT', deflateSync(filtered)),
     pngChunk('IEND', Buffer.alloc(0)),
   ])
 }
 
-const INK: Rgba = [20, 30, 90, 255]
-/** Ink on the left half, nothing (transparent, or white without alpha) on the right. */
-const halfInk = (kind: 'rgba' | 'rgb' | 'palette') =>
-  encodePng(120, 40, kind, (x) => (x < 60 ? INK : kind === 'rgba' ? [255, 255, 255, 0] : [255, 255, 255, 255]))
+/** Ink on the left half of a 120×40 image, `blank` on the right. */
+const halfInk = (format: PngFormat, ink: number[], blank: number[]) => encodePng(120, 40, format, (x) => (x < 60 ? ink : blank))
+const INK = [20, 30, 90]
+/** The usual signature: ink on transparency (black, so that an ignored alpha channel would show). */
+const inkPng = halfInk(RGBA8, [...INK, 255], [0, 0, 0, 0])
+
+/** Deterministic noise, 0–255. */
+const noise = (x: number, y: number) => Math.imul(x * 73 + y * 151, 2654435761) >>> 24
 
 const field = (f: Partial<TemplateField> & Pick<TemplateField, 'type' | 'x' | 'y' | 'width' | 'height'>): TemplateField => ({
   role: 1,
@@ -149,33 +168,39 @@ function qpdfCheck(path: string): void {
 interface Gray {
   width: number
   height: number
-  /** Mean grey level (0 black … 255 white) of a box given in PDF points from the page's top-left. */
+  /** The grey levels (0 black … 255 white) of a box given in PDF points from the page's top-left. */
+  levels(x: number, y: number, width: number, height: number): number[]
+  /** Their mean. */
   mean(x: number, y: number, width: number, height: number): number
 }
 
 const DPI = 50
 
-/** Page `page` (1-based) rendered by poppler in greyscale. */
-function render(path: string, page: number): Gray {
+/** Page `page` (1-based) rendered by poppler in greyscale, as viewers show it (its CropBox). */
+function render(path: string, page: number, dpi = DPI): Gray {
   const out = join(dir, `page-${++files}`)
-  execFileSync('pdftoppm', ['-gray', '-r', String(DPI), '-f', String(page), '-l', String(page), '-singlefile', path, out])
+  execFileSync('pdftoppm', ['-gray', '-cropbox', '-r', String(dpi), '-f', String(page), '-l', String(page), '-singlefile', path, out])
   const pgm = readFileSync(`${out}.pgm`)
   // Binary PGM: "P5", width, height, maxval, each followed by one whitespace byte, then the pixels.
   const header = /^P5\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(pgm.toString('latin1', 0, 50))
   if (!header) throw new Error('not a binary PGM')
   const [width, height] = [Number(header[1]), Number(header[2])]
   const pixels = pgm.subarray(header[0].length)
-  const px = (pt: number) => Math.round((pt * DPI) / 72)
+  const px = (pt: number) => Math.round((pt * dpi) / 72)
+  const levels = (x: number, y: number, w: number, h: number) => {
+    const out: number[] = []
+    for (let row = px(y); row < Math.min(height, px(y + h)); row++) {
+      for (let col = px(x); col < Math.min(width, px(x + w)); col++) out.push(pixels[row * width + col] as number)
+    }
+    return out
+  }
   return {
     width,
     height,
-    mean(x, y, w, h) {
-      let sum = 0
-      let count = 0
-      for (let row = px(y); row < Math.min(height, px(y + h)); row++) {
-        for (let col = px(x); col < Math.min(width, px(x + w)); col++, count++) sum += pixels[row * width + col] as number
-      }
-      return count === 0 ? NaN : sum / count
+    levels,
+    mean: (x, y, w, h) => {
+      const box = levels(x, y, w, h)
+      return box.length === 0 ? NaN : box.reduce((sum, level) => sum + level, 0) / box.length
     },
   }
 }
@@ -232,7 +257,7 @@ describe.runIf(haveTools('qpdf', 'pdftotext', 'pdftoppm'))('renderSignedPdf, che
     field({ role: 2, type: 'text', page: 2, x: 72, y: 100, width: 240, height: 24 }),
     field({ role: 2, type: 'signature', page: 2, x: 72, y: 200, width: 180, height: 60 }),
   ]
-  const png = halfInk('rgba')
+  const png = inkPng
   const values: (RenderedFieldValue | undefined)[] = [
     { type: 'signature', png },
     { type: 'initials', png },
@@ -375,7 +400,8 @@ describe.runIf(haveTools('qpdf', 'pdftotext', 'pdftoppm'))('renderSignedPdf, che
     qpdfCheck(outPath)
     const shown = render(outPath, 1)
     const [width, height] = rotation % 180 === 0 ? [592, 772] : [772, 592]
-    expect([shown.width, shown.height]).toEqual([width, height].map((pt) => Math.round((pt * DPI) / 72)))
+    expect(shown.width).toBeCloseTo((width * DPI) / 72, -0.5)
+    expect(shown.height).toBeCloseTo((height * DPI) / 72, -0.5)
     expect(shown.mean(signatureBox.x + 10, signatureBox.y + 10, 70, 40)).toBeLessThan(120)
     expect(shown.mean(signatureBox.x + 100, signatureBox.y + 5, 70, 50)).toBeGreaterThan(250)
     expect(shown.mean(0, 120, width, height - 120)).toBeGreaterThan(254)
@@ -383,23 +409,57 @@ describe.runIf(haveTools('qpdf', 'pdftotext', 'pdftoppm'))('renderSignedPdf, che
     expect(pdftotext(outPath)).toContain('Upright text')
   })
 
-  test('signature PNGs of every row filter and colour type', async () => {
-    const kinds = ['rgba', 'rgb', 'palette'] as const
-    const boxes = kinds.map((_, i) => ({ x: 72, y: 100 + i * 100, width: 120, height: 40 }))
+  test.each<[string, PngFormat, number[], number[]]>([
+    ['RGBA, 8-bit', RGBA8, [...INK, 255], [0, 0, 0, 0]],
+    ['RGBA, 16-bit', { colorType: 6, bitDepth: 16 }, [...INK.map((v) => v * 257), 65535], [0, 0, 0, 0]],
+    ['grey + alpha, 8-bit', { colorType: 4, bitDepth: 8 }, [30, 255], [0, 0]],
+    ['RGB, 8-bit', RGB8, INK, [255, 255, 255]],
+    ['grey, 16-bit, tRNS colour key', { colorType: 0, bitDepth: 16, trns: Buffer.from([0x80, 0x00]) }, [0x1000], [0x8000]],
+    ['RGB, 8-bit, tRNS colour key', { ...RGB8, trns: Buffer.from([0, 0, 0, 0, 0, 0]) }, INK, [0, 0, 0]],
+    ['grey, 4-bit, tRNS colour key', { colorType: 0, bitDepth: 4, trns: Buffer.from([0, 8]) }, [1], [8]],
+    ['palette, 1-bit', { colorType: 3, bitDepth: 1, palette: [255, 255, 255, ...INK] }, [1], [0]],
+    ['palette, 2-bit, tRNS alpha', { colorType: 3, bitDepth: 2, palette: [0, 0, 0, ...INK], trns: Buffer.from([0]) }, [1], [0]],
+  ])('a signature PNG in %s is drawn with its transparency', async (_, format, ink, blank) => {
+    const box = { x: 72, y: 100, width: 120, height: 40 }
     const out = await renderSignedPdf({
       originalPdf: await makePdf(1),
-      fields: boxes.map((box) => field({ type: 'signature', ...box })),
-      values: kinds.map((kind) => ({ type: 'signature', png: halfInk(kind) })),
+      fields: [field({ type: 'signature', ...box })],
+      values: [{ type: 'signature', png: halfInk(format, ink, blank) }],
       certificate: certificate(),
     })
     const outPath = save(out)
     qpdfCheck(outPath)
     const page = render(outPath, 1)
-    boxes.forEach((box, i) => {
-      const ink = page.mean(box.x + 4, box.y + 4, 52, 32)
-      const blank = page.mean(box.x + 64, box.y + 4, 52, 32)
-      expect({ kind: kinds[i], ink: ink < 90, blank: blank > 250 }).toEqual({ kind: kinds[i], ink: true, blank: true })
+    expect(page.mean(box.x + 4, box.y + 4, 52, 32)).toBeLessThan(90)
+    expect(page.mean(box.x + 64, box.y + 4, 52, 32)).toBeGreaterThan(250)
+  })
+
+  test('PNGs decoded here draw the same pixels as poppler decoding a PNG stream itself', async () => {
+    // Reference: an opaque RGB PNG, embedded as is, so poppler undoes the row filters. The others,
+    // composited over the white page, must come out the same.
+    const alphaOf = (grey: number) => (grey * 7) & 255
+    const over = (grey: number) => Math.round((grey * alphaOf(grey) + 255 * (255 - alphaOf(grey))) / 255)
+    const ramp = Array.from({ length: 256 }, (_, i) => i)
+    const cases: [string, PngFormat, (grey: number) => number[]][] = [
+      ['reference', RGB8, (g) => [over(g), over(g), over(g)]],
+      ['RGBA 8', RGBA8, (g) => [g, g, g, alphaOf(g)]],
+      ['RGBA 16', { colorType: 6, bitDepth: 16 }, (g) => [g, g, g, alphaOf(g)].map((v) => v * 257)],
+      ['grey + alpha 8', { colorType: 4, bitDepth: 8 }, (g) => [g, alphaOf(g)]],
+      ['palette 8 + tRNS', { colorType: 3, bitDepth: 8, palette: ramp.flatMap((i) => [i, i, i]), trns: Buffer.from(ramp.map(alphaOf)) }, (g) => [g]],
+    ]
+    const boxes = cases.map((_, i) => ({ x: 40 + (i % 3) * 180, y: 80 + Math.floor(i / 3) * 160, width: 160, height: 120 }))
+    const out = await renderSignedPdf({
+      originalPdf: await makePdf(1),
+      fields: boxes.map((box) => field({ type: 'signature', ...box })),
+      values: cases.map(([, format, samples]) => ({ type: 'signature', png: encodePng(80, 60, format, (x, y) => samples(noise(x, y))) })),
+      certificate: certificate(),
     })
+    const page = render(save(out), 1, 144)
+    const [reference, ...others] = boxes.map((box) => page.levels(box.x + 2, box.y + 2, box.width - 4, box.height - 4))
+    expect(reference?.length).toBeGreaterThan(10_000)
+    expect(new Set(reference).size).toBeGreaterThan(50)
+    const differences = others.map((levels) => levels.reduce((sum, level, i) => sum + Math.abs(level - reference![i]!), 0) / levels.length)
+    expect(differences.map((d, i) => [cases[i + 1]![0], d < 2])).toEqual(cases.slice(1).map(([name]) => [name, true]))
   })
 
   test('a long audit trail continues on further certificate pages', async () => {

@@ -120,7 +120,7 @@ describe.runIf(haveTools('chromium', 'qpdf', 'pdftotext', 'pdftoppm'))('signing 
     if (SCREENSHOTS) await second.screenshot({ path: join(SCREENSHOTS, 'signing-phone.png') })
     await second.getByRole('button', { name: 'Next field' }).focus()
     await second.keyboard.press('Enter')
-    await expect.poll(() => second.evaluate(() => document.activeElement?.closest('.field')?.getAttribute('data-type'))).toBe('signature')
+    await expect.poll(() => second.evaluate("document.activeElement?.closest('.field')?.dataset.type")).toBe('signature')
     await second.keyboard.press('Enter')
     await second.getByRole('tab', { name: 'Type' }).click()
     expect(await second.getByLabel('Type your name').inputValue()).toBe('Bob Okafor')

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm'
 import type { AuthMethod } from '../audit/audit-trail.ts'
 import type { Db } from '../db/client.ts'
 import { documents, signers } from '../db/schema.ts'
-import type { SignerContext } from './signer-context.ts'
+import { documentColumns, signerColumns, type SignerContext } from './signer-context.ts'
 
 /** Who is acting on a signing link, as the audit trail records it. */
 export interface RequestMeta {
@@ -16,33 +16,8 @@ export interface RequestMeta {
  * at the same instant are serialised and see each other's effects.
  */
 export async function lockSignerState(tx: Db, context: SignerContext): Promise<Pick<SignerContext, 'document' | 'signer'>> {
-  const [document] = await tx
-    .select({
-      id: documents.id,
-      orgId: documents.orgId,
-      title: documents.title,
-      status: documents.status,
-      expiresAt: documents.expiresAt,
-      updatedAt: documents.updatedAt,
-      signedPdfSha256: documents.signedPdfSha256,
-    })
-    .from(documents)
-    .where(eq(documents.id, context.document.id))
-    .for('update')
-  const [signer] = await tx
-    .select({
-      id: signers.id,
-      role: signers.role,
-      email: signers.email,
-      name: signers.name,
-      status: signers.status,
-      authRequired: signers.authRequired,
-      authVerified: signers.authVerified,
-      viewedAt: signers.viewedAt,
-      signedAt: signers.signedAt,
-    })
-    .from(signers)
-    .where(eq(signers.id, context.signer.id))
+  const [document] = await tx.select(documentColumns).from(documents).where(eq(documents.id, context.document.id)).for('update')
+  const [signer] = await tx.select(signerColumns).from(signers).where(eq(signers.id, context.signer.id))
   if (!document || !signer) throw new Error('signer or document vanished')
   return { document, signer }
 }

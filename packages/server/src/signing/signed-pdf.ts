@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { PDF, PdfArray, PdfDict, PdfNumber, rgb, type PDFImage, type PDFPage, type PdfObject, type PdfRef, type Rotation } from '@libpdf/core'
 import type { TemplateField } from '../db/schema.ts'
 import { appendCertificate, type CertificateDetails, type PageSize } from './signed-pdf-certificate.ts'
@@ -32,15 +33,15 @@ export async function renderSignedPdf(input: SignedPdfInput): Promise<Uint8Array
   flattenInteractiveContent(pdf)
   const pages = pdf.getPages()
   const fonts = embedFonts(pdf)
-  const images = new Map<Uint8Array, PDFImage>()
-
-  const frames = new Map<number, PageFrame>()
+  // A signer's one signature image usually fills several fields (each read as its own copy): embed it once.
+  const images = new Map<string, PDFImage>()
   const embed = (png: Uint8Array) => {
-    let image = images.get(png)
-    // A signer's one signature image usually fills several fields: embed it once.
-    if (!image) images.set(png, (image = embedPng(pdf, png)))
+    const key = createHash('sha256').update(png).digest('base64')
+    let image = images.get(key)
+    if (!image) images.set(key, (image = embedPng(pdf, png)))
     return image
   }
+  const frames = new Map<number, PageFrame>()
   fields.forEach((field, i) => {
     const value = values[i]
     if (value === undefined) return

@@ -19,29 +19,33 @@ export interface SignerContext {
 /** Tokens are 32 random bytes in base64url: anything else is rejected before touching the database. */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/
 
+/** The columns of SignerContext['signer'] and ['document'], for every query that reads them. */
+export const signerColumns = {
+  id: signers.id,
+  role: signers.role,
+  email: signers.email,
+  name: signers.name,
+  status: signers.status,
+  authRequired: signers.authRequired,
+  authVerified: signers.authVerified,
+  viewedAt: signers.viewedAt,
+  signedAt: signers.signedAt,
+}
+export const documentColumns = {
+  id: documents.id,
+  orgId: documents.orgId,
+  title: documents.title,
+  status: documents.status,
+  expiresAt: documents.expiresAt,
+  updatedAt: documents.updatedAt,
+  signedPdfSha256: documents.signedPdfSha256,
+}
+
 const signerByTokenHash = preparedPer((db) =>
   db
     .select({
-      signer: {
-        id: signers.id,
-        role: signers.role,
-        email: signers.email,
-        name: signers.name,
-        status: signers.status,
-        authRequired: signers.authRequired,
-        authVerified: signers.authVerified,
-        viewedAt: signers.viewedAt,
-        signedAt: signers.signedAt,
-      },
-      document: {
-        id: documents.id,
-        orgId: documents.orgId,
-        title: documents.title,
-        status: documents.status,
-        expiresAt: documents.expiresAt,
-        updatedAt: documents.updatedAt,
-        signedPdfSha256: documents.signedPdfSha256,
-      },
+      signer: signerColumns,
+      document: documentColumns,
       template: { id: templates.id, pdfSha256: templates.pdfSha256, fields: templates.fields, pageCount: templates.pageCount },
       orgName: orgs.name,
     })

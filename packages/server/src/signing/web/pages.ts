@@ -298,6 +298,7 @@ export function codePage(model: CodePageModel): string {
     <p class="eyebrow">${model.orgName}</p>
     <h1>Confirm it's you</h1>
     <p>To open <strong>${model.title}</strong>, enter the 6-digit code we email to <strong>${model.maskedEmail}</strong>.</p>
+    <p id="code-message" class="message" role="status" aria-live="polite"></p>
     <div id="code-start">
       <button type="button" id="code-send" class="btn btn-primary btn-block">Email me a code</button>
     </div>
@@ -310,7 +311,6 @@ export function codePage(model: CodePageModel): string {
         <span id="code-countdown" class="muted"></span>
       </div>
     </form>
-    <p id="code-message" class="message" role="status" aria-live="polite"></p>
     <noscript><p class="message is-error">This page needs JavaScript. Please enable it and reload.</p></noscript>
   </div>
 </main>`

@@ -134,9 +134,10 @@ function initSigning() {
       const s = state.get(el) ?? {}
       if (s.key === key) return
       s.task?.cancel()
-      Object.assign(s, { key })
+      s.key = key
       state.set(el, s)
       const page = await pdf.getPage(Number(el.dataset.page))
+      if (s.key !== key) return // a newer render of this page (another size) started meanwhile
       const viewport = page.getViewport({ scale: (el.clientWidth / page.getViewport({ scale: 1 }).width) * dpr })
       const canvas = Object.assign(document.createElement('canvas'), { className: 'page-canvas', width: Math.round(viewport.width), height: Math.round(viewport.height) })
       canvas.setAttribute('aria-hidden', 'true')
@@ -256,8 +257,8 @@ function initSigning() {
     ctx.moveTo(from.x, from.y)
     ctx.lineTo(to.x, to.y)
     ctx.stroke()
-    ink = ink ?? { minX: to.x, minY: to.y, maxX: to.x, maxY: to.y }
-    ink = { minX: Math.min(ink.minX, to.x), minY: Math.min(ink.minY, to.y), maxX: Math.max(ink.maxX, to.x), maxY: Math.max(ink.maxY, to.y) }
+    const { minX = to.x, minY = to.y, maxX = to.x, maxY = to.y } = ink ?? {}
+    ink = { minX: Math.min(minX, to.x), minY: Math.min(minY, to.y), maxX: Math.max(maxX, to.x), maxY: Math.max(maxY, to.y) }
   }
   pad.addEventListener('pointerdown', (event) => {
     if (event.button !== 0) return
@@ -331,7 +332,15 @@ function initSigning() {
     applyMark(current, png, false)
   })
 
+  typed.addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter') return
+    event.preventDefault() // else the Enter's keypress would also "click" the field focused after closing
+    $('#signature-apply').click()
+  })
+
   $('#signature-remove').addEventListener('click', () => {
+    // Removing means "not this one": stop offering it for one-click reuse too.
+    if (adopted[current.type] === marks.get(current.id)) delete adopted[current.type]
     marks.delete(current.id)
     current.control.replaceChildren(current.hint)
     dialog.close()
