@@ -154,8 +154,9 @@ describe.runIf(haveTools('chromium', 'qpdf', 'pdftotext', 'pdftoppm'))('signing 
     // Page 1 at 72 dpi, in grey: the drawn and typed signatures are ink inside their boxes.
     execFileSync('pdftoppm', ['-r', '72', '-gray', '-f', '1', '-l', '1', pdfPath, join(work, 'page')])
     const inkInBox = (x: number, y: number, width: number, height: number) => darkPixels(readFileSync(join(work, 'page-1.pgm')), { x, y, width, height })
-    expect(inkInBox(72, 80, 200, 40)).toBeGreaterThan(30) // Alice's drawn signature
-    expect(inkInBox(72, 200, 200, 40)).toBeGreaterThan(30) // Bob's typed signature
+    expect(inkInBox(72, 140, 200, 40)).toBeGreaterThan(30) // Alice's drawn signature
+    expect(inkInBox(72, 260, 200, 40)).toBeGreaterThan(30) // Bob's typed signature
+    expect(inkInBox(72, 400, 200, 40)).toBe(0) // and blank paper where no field is
   })
 
   it('a signer declines with a reason in the browser; the other signer sees the closed page', async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkAuditChain, readAuditTrail } from '../src/audit/audit-trail.ts'
 import { auditEvents, outboundEmails } from '../src/db/schema.ts'
 import { bodyOf, expectError, setupOrg, type Json, type TestOrg } from './helpers/api.ts'
-import { sendForSigning, valuesFor } from './helpers/signing.ts'
+import { makePng, pngDataUrl, sendForSigning, valuesFor } from './helpers/signing.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
 let server: TestServer
@@ -161,6 +161,9 @@ describe('bad input', () => {
     await expectError(await signer.finish({ '1': 'CEO', '3': true }), 400, /Field 0 \(Signature 0, page 1\) is required/)
     await expectError(await signer.finish({ ...valuesFor(0), '9': 'x' }), 400, 'Field 9 is not one of your fields.')
     await expectError(await signer.finish({ ...valuesFor(0), '0': 'data:image/png;base64,AAAA' }), 400, /not a valid PNG/)
+    const interlaced = makePng(40, 20)
+    interlaced[28] = 1
+    await expectError(await signer.finish({ ...valuesFor(0), '0': pngDataUrl(interlaced) }), 400, /interlaced PNG images are not supported/)
     await expectError(await signer.finish({ ...valuesFor(0), '0': 'hello' }), 400, /PNG image as a data: URL/)
     await expectError(await signer.finish({ ...valuesFor(0), '1': 'x'.repeat(501) }), 400, /longer than 500/)
     await expectError(await signer.finish({ ...valuesFor(0), '3': 'yes' }), 400, /true or false/)
@@ -170,7 +173,6 @@ describe('bad input', () => {
   })
 
   it('refuses an oversized signature image with a clear message', async () => {
-    const { makePng, pngDataUrl } = await import('./helpers/signing.ts')
     const { documentId, signers } = await sendForSigning(server, org)
     const huge = pngDataUrl(makePng(400, 400, 'noise'))
     await expectError(await signers[0]!.finish({ ...valuesFor(0), '0': huge }), 400, /the limit is 256 KiB/)

@@ -33,6 +33,8 @@ function parsePng(id: number, field: TemplateField, value: SubmittedValue): Uint
   if (width === 0 || height === 0 || width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE) {
     throw invalid(`${describe(id, field)}: the image must be between 1 and ${MAX_IMAGE_SIDE} pixels on each side.`)
   }
+  // Canvases never write interlaced (Adam7) PNGs, and the PDF renderer cannot draw them.
+  if (png[28] !== 0) throw invalid(`${describe(id, field)}: interlaced PNG images are not supported.`)
   return png
 }
 

@@ -94,12 +94,12 @@ export class SignerClient {
 /** Fields of a template where each role has a signature, and role 0 also a text, a date and a checkbox. */
 export const richFields = (roles: number[]) =>
   roles.flatMap((role, i) => [
-    { role, type: 'signature', page: 1, x: 72, y: 80 + i * 120, width: 200, height: 40, label: `Signature ${role}` },
+    { role, type: 'signature', page: 1, x: 72, y: 140 + i * 120, width: 200, height: 40, label: `Signature ${role}` },
     ...(i === 0
       ? [
-          { role, type: 'text', page: 1, x: 300, y: 80, width: 200, height: 20, label: 'Job title' },
-          { role, type: 'date', page: 1, x: 300, y: 110, width: 120, height: 20 },
-          { role, type: 'checkbox', page: 1, x: 300, y: 140, width: 14, height: 14, required: false, label: 'Send me a copy' },
+          { role, type: 'text', page: 1, x: 300, y: 140, width: 200, height: 20, label: 'Job title' },
+          { role, type: 'date', page: 1, x: 300, y: 170, width: 120, height: 20 },
+          { role, type: 'checkbox', page: 1, x: 300, y: 200, width: 14, height: 14, required: false, label: 'Send me a copy' },
         ]
       : []),
   ])

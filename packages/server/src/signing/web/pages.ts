@@ -1,4 +1,4 @@
-import type { FieldType } from '../../db/schema.ts'
+import type { FieldType, TemplateField } from '../../db/schema.ts'
 import { signingAssetUrl } from '../../http/routes/signing-assets.ts'
 import { html, jsonForScript, type SafeHtml } from './html.ts'
 
@@ -9,17 +9,8 @@ import { html, jsonForScript, type SafeHtml } from './html.ts'
  * (assets/sign.js) positions elements by setting `element.style` from data attributes.
  */
 
-export interface SignerField {
-  id: number
-  type: FieldType
-  page: number
-  x: number
-  y: number
-  width: number
-  height: number
-  required: boolean
-  label?: string
-}
+/** One of the signer's fields, with its index in the template as id. */
+export type SignerField = Omit<TemplateField, 'role'> & { id: number }
 
 export interface SigningPageModel {
   token: string
