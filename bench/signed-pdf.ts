@@ -5,10 +5,10 @@
  */
 import { createHash } from 'node:crypto'
 import { pathToFileURL } from 'node:url'
-import { crc32, deflateSync } from 'node:zlib'
 import type { TemplateField } from '../packages/server/src/db/schema.ts'
 import { renderSignedPdf, type RenderedFieldValue, type SignedPdfInput } from '../packages/server/src/signing/signed-pdf.ts'
 import { makePdf } from '../packages/server/test/helpers/pdf.ts'
+import { rgbaPng } from '../packages/server/test/helpers/png.ts'
 
 export interface SignedPdfBenchResult {
   median_ms: number
@@ -23,15 +23,6 @@ const PAGES = 10
 const SIGNERS = 2
 const WARMUPS = 3
 
-function pngChunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4)
-  length.writeUInt32BE(data.length)
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data])
-  const crc = Buffer.alloc(4)
-  crc.writeUInt32BE(crc32(body))
-  return Buffer.concat([length, body, crc])
-}
-
 /** A signature-pad sized RGBA PNG: a wavy ink stroke on transparency, as a browser canvas exports it. */
 function signaturePng(seed: number, width: number, height: number): Uint8Array {
   const raw = Buffer.alloc((width * 4 + 1) * height)
@@ -41,16 +32,7 @@ function signaturePng(seed: number, width: number, height: number): Uint8Array {
       raw.set([20, 30, 90, 255], y * (width * 4 + 1) + 1 + x * 4)
     }
   }
-  const header = Buffer.alloc(13)
-  header.writeUInt32BE(width, 0)
-  header.writeUInt32BE(height, 4)
-  header.set([8, 6, 0, 0, 0], 8)
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', header),
-    pngChunk('IDAT', deflateSync(raw)),
-    pngChunk('IEND', Buffer.alloc(0)),
-  ])
+  return rgbaPng(width, height, raw)
 }
 
 async function benchInput(): Promise<SignedPdfInput> {

@@ -3,24 +3,16 @@ import { createHash } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { crc32, deflateSync } from 'node:zlib'
+import { deflateSync } from 'node:zlib'
 import { PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfString, type PdfRef } from '@libpdf/core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { TemplateField } from '../src/db/schema.ts'
 import { renderSignedPdf, type CertificateDetails, type RenderedFieldValue, type SignedPdfInput } from '../src/signing/signed-pdf.ts'
 import { makePdf } from './helpers/pdf.ts'
 import { haveTools } from './helpers/tools.ts'
+import { PNG_SIGNATURE, pngChunk } from './helpers/png.ts'
 
 // ---- inputs -------------------------------------------------------------------------------------
-
-function pngChunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4)
-  length.writeUInt32BE(data.length)
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data])
-  const crc = Buffer.alloc(4)
-  crc.writeUInt32BE(crc32(body))
-  return Buffer.concat([length, body, crc])
-}
 
 const paeth = (a: number, b: number, c: number) => {
   const p = a + b - c
@@ -74,7 +66,7 @@ function encodePng(width: number, height: number, format: PngFormat, pixel: (x: 
   header.writeUInt32BE(height, 4)
   header.set([bitDepth, colorType, 0, 0, 0], 8)
   return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    PNG_SIGNATURE,
     pngChunk('IHDR', header),
     ...(format.palette ? [pngChunk('PLTE', Buffer.from(format.palette))] : []),
     ...(format.trns ? [pngChunk('tRNS', format.trns)] : []),

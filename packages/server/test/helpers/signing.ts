@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { deflateSync } from 'node:zlib'
 import { expect } from 'vitest'
+import { rgbaPng } from './png.ts'
 import { bodyOf, postDocument, uniqueEmail, type TestOrg } from './api.ts'
 import type { TestServer } from './test-server.ts'
 
@@ -9,24 +9,6 @@ export function tokenFromMail(text: string | undefined): string {
   const match = /\/sign\/([A-Za-z0-9_-]{43})/.exec(text ?? '')
   if (!match?.[1]) throw new Error(`no signing link in: ${text}`)
   return match[1]
-}
-
-function crc32(bytes: Buffer): number {
-  let crc = ~0
-  for (const byte of bytes) {
-    crc ^= byte
-    for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1))
-  }
-  return ~crc >>> 0
-}
-
-function chunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4)
-  length.writeUInt32BE(data.length)
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data])
-  const crc = Buffer.alloc(4)
-  crc.writeUInt32BE(crc32(body))
-  return Buffer.concat([length, body, crc])
 }
 
 /** A real RGBA PNG: a dark diagonal stroke on transparency, or random noise (incompressible, for size limits). */
@@ -41,16 +23,7 @@ export function makePng(width: number, height: number, kind: 'stroke' | 'noise' 
     }
     rows.push(Buffer.concat([Buffer.from([0]), row]))
   }
-  const header = Buffer.alloc(13)
-  header.writeUInt32BE(width, 0)
-  header.writeUInt32BE(height, 4)
-  header.set([8, 6, 0, 0, 0], 8)
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(Buffer.concat(rows))),
-    chunk('IEND', Buffer.alloc(0)),
-  ])
+  return rgbaPng(width, height, Buffer.concat(rows))
 }
 
 export const pngDataUrl = (png: Buffer = makePng(300, 80)): string => `data:image/png;base64,${png.toString('base64')}`
