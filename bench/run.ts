@@ -128,8 +128,11 @@ async function completionSuite(): Promise<void> {
   const body = [
     `## Completion → signed PDF`,
     ``,
-    `- Command: \`${commandLine()}\` (this section alone: \`BENCH_SUITES=completion npm run bench\`)`,
-    `- Date: ${new Date().toISOString()}; machine as above.`,
+    `- Command: \`${commandLine()}\`${suites.includes('http') ? ' (this section alone: `BENCH_SUITES=completion npm run bench`)' : ''}`,
+    `- Date: ${new Date().toISOString()}`,
+    `- Machine: ${Object.entries(machineFacts())
+      .map(([k, v]) => `${k} ${v}`)
+      .join('; ')}`,
     `- A 10-page template with 2 signers (signature, initials, date and text each). Per document: create it, the first signer finishes, then the **last signer's \`finishSigning\`** (which commits the completion; "finish" columns) and the wait until the background renderer, kicked by that completion, has **stored the flattened signed PDF with its certificate page** ("completion → signed PDF" columns: render, blob insert, audit event, completion mails queued). In-process through the domain functions (no HTTP), PGlite on disk or a scratch PostgreSQL database; 3 warm-up documents, then ${completionRuns} measured.`,
     ``,
     `| Backend | Documents | Completion → signed PDF, median ms | p95 ms | Last finish, median ms | p95 ms | Signed PDF size |`,
