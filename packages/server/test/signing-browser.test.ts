@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -178,6 +179,36 @@ describe.runIf(haveTools('chromium', 'qpdf', 'pdftotext', 'pdftoppm'))('signing 
     await closePage(other)
   })
 
+  it('the code page, the signing page, its signature dialog and a status page pass axe-core (WCAG 2.1 AA), at desktop and phone width', async () => {
+    const grace = { email: uniqueEmail('grace'), name: 'Grace Hopper', role: 0, auth_required: true }
+    await createDocument([grace])
+    for (const viewport of [
+      { width: 1280, height: 800 },
+      { width: 375, height: 740 },
+    ]) {
+      const [invitation] = await server.mail.waitFor(grace.email)
+      const path = new URL(/https?:\/\/\S+\/sign\/[A-Za-z0-9_-]{43}/.exec(invitation?.text ?? '')?.[0] ?? '').pathname
+      // axe is injected as an inline script, which the pages' CSP would (rightly) refuse.
+      const context = await browser.newContext({ viewport, bypassCSP: true })
+      const page = await context.newPage()
+      await page.goto(server.url + path)
+      await page.waitForSelector('body[data-ready]')
+      expect(await accessibilityViolations(page), 'code page').toEqual([])
+      await context.close()
+    }
+    const { signers } = await import('./helpers/signing.ts').then((m) => m.sendForSigning(server, org, { roles: [0, 1] }))
+    const context = await browser.newContext({ viewport: { width: 375, height: 740 }, bypassCSP: true })
+    const page = await context.newPage()
+    await page.goto(`${server.url}/sign/${signers[0]!.token}`)
+    await page.waitForSelector('body[data-ready]')
+    expect(await accessibilityViolations(page), 'signing page').toEqual([])
+    await page.locator('.field[data-type="signature"] .field-control').click()
+    expect(await accessibilityViolations(page), 'signature dialog').toEqual([])
+    await page.goto(`${server.url}/sign/${signers[0]!.token.slice(0, -2)}xx`)
+    expect(await accessibilityViolations(page), 'status page').toEqual([])
+    await context.close()
+  })
+
   it('a voided document shows the cancelled page instead of the form', async () => {
     const erin = { email: uniqueEmail('erin'), name: 'Erin Moss', role: 0 }
     const id = await createDocument([erin])
@@ -205,6 +236,21 @@ describe.runIf(haveTools('chromium', 'qpdf', 'pdftotext', 'pdftoppm'))('signing 
     expect((await documentStatus(id)).status).toBe('voided')
   })
 })
+
+interface AxeViolation {
+  id: string
+  impact: string | null
+  nodes: { target: string[] }[]
+}
+
+/** axe-core's WCAG 2.1 A/AA violations of serious or critical impact on the page as it is now. */
+async function accessibilityViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') })
+  const violations = await page.evaluate<AxeViolation[]>(
+    "axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }).then((r) => r.violations)",
+  )
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
+}
 
 /** Dark pixels (< 128) of a binary PGM (P5) image inside a box given in pixels from the top-left. */
 function darkPixels(pgm: Buffer, box: { x: number; y: number; width: number; height: number }): number {

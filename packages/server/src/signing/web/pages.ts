@@ -120,10 +120,11 @@ function fieldControl(field: SignerField, today: string): SafeHtml {
   const label = fieldAriaLabel(field)
   switch (field.type) {
     case 'signature':
-    case 'initials':
-      return html`<button type="button" class="field-control" aria-label="${label}"><span class="field-hint">${PEN_ICON}<span>${
-        field.type === 'signature' ? 'Sign' : 'Initial'
-      }</span></span></button>`
+    case 'initials': {
+      // The accessible name starts with the visible word, so speech users can say what they see (WCAG 2.5.3).
+      const action = field.type === 'signature' ? 'Sign' : 'Initial'
+      return html`<button type="button" class="field-control" aria-label="${action}: ${label}"><span class="field-hint">${PEN_ICON}<span>${action}</span></span></button>`
+    }
     case 'text':
       return html`<input type="text" class="field-control" maxlength="500" autocomplete="off" aria-label="${label}" placeholder="${fieldName(field)}">`
     case 'checkbox':

@@ -8,7 +8,7 @@
 //     toolbar buttons "Finish" (#finish), "Decline" (#decline-open), "Next field" (#next-field);
 //     progress text #progress-text ("1 of 3 required fields done");
 //     fields: .field[data-field-id][data-type] > .field-control, accessible names like
-//       "Signature (required), page 1", "Company (optional), page 2", "Date (filled in automatically), page 1";
+//       "Sign: Signature (required), page 1", "Company (optional), page 2", "Date (filled in automatically), page 1";
 //     signature dialog #signature-dialog: tabs "Draw" / "Type", canvas "Signature drawing area",
 //       input "Type your name" ("Type your initials" for initials), buttons "Clear", "Cancel", "Apply", "Remove";
 //     decline dialog #decline-dialog: textarea "Reason (optional)", button "Decline to sign" (#decline-confirm);
@@ -60,6 +60,7 @@ function initSigning() {
     type: el.dataset.type,
     required: el.classList.contains('is-required'),
     control: el.querySelector('.field-control'),
+    name: el.querySelector('.field-control').getAttribute('aria-label'),
   }))
   const required = fields.filter((f) => f.required)
   const marks = new Map() // field id → PNG data URL, for signature and initials fields
@@ -91,7 +92,11 @@ function initSigning() {
 
   function update() {
     const done = required.filter(isFilled).length
-    for (const f of fields) f.el.classList.toggle('is-filled', isFilled(f))
+    for (const f of fields) {
+      f.el.classList.toggle('is-filled', isFilled(f))
+      // Once a mark replaces the visible "Sign"/"Initial", the name says the field is done.
+      if (isMark(f)) f.control.setAttribute('aria-label', marks.has(f.id) ? `${f.name.replace(/^\w+: /, '')}, filled; select to change` : f.name)
+    }
     $('#progress-text').textContent = required.length ? `${done} of ${required.length} required fields done` : 'No required fields'
     $('#progress-bar').style.width = `${required.length ? (done / required.length) * 100 : 100}%`
     finish.disabled = busy || done < required.length
