@@ -23,6 +23,10 @@ export interface Config {
    * false (default: the socket's peer), true (any), or a comma-separated list of proxy addresses/CIDRs.
    */
   trustProxy: boolean | string
+  /** Allow webhook URLs on private, loopback and link-local addresses (off: SSRF guard). */
+  webhookAllowPrivate: boolean
+  /** Time budget of one bulk-send request (ms); the spec's is 60 s. */
+  bulkBudgetMs: number
   /** How often background jobs (signed-PDF rendering, document expiry) look for due work (ms). */
   jobPollMs: number
 }
@@ -90,6 +94,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailPollMs: integer('MAIL_POLL_MS', 2000, 50, 3_600_000),
     jobPollMs: integer('JOB_POLL_MS', 5000, 50, 3_600_000),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true',
+    bulkBudgetMs: integer('BULK_BUDGET_MS', 60_000, 100, 60_000),
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return config

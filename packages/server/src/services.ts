@@ -13,6 +13,7 @@ import type { MailDispatcher } from './mail/outbox.ts'
 import { startMailDispatcher } from './mail/outbox.ts'
 import { expireDueDocuments } from './signing/expiry.ts'
 import { startSignedPdfRenderer } from './signing/signed-pdf-job.ts'
+import { startWebhookDispatcher } from './webhooks/dispatcher.ts'
 
 /** Everything domain code may touch, passed explicitly; each side effect is an adapter tests can swap. */
 export interface Services {
@@ -25,6 +26,8 @@ export interface Services {
   principals: PrincipalCache
   /** Renders completed documents' signed PDFs; kick it after a completion. */
   signedPdfs: BackgroundLoop
+  /** Delivers queued webhook deliveries; kick it after a commit that queued some. */
+  webhooks: BackgroundLoop
 }
 
 export interface AdapterOverrides {
@@ -59,6 +62,7 @@ export async function createServices(
     logger,
     work: async () => void (await expireDueDocuments(database.db, clock)),
   })
+  const webhooks = startWebhookDispatcher({ db: database.db, clock, logger, config })
   return {
     config,
     db: database.db,
@@ -68,8 +72,9 @@ export async function createServices(
     logger,
     principals,
     signedPdfs,
+    webhooks,
     close: async () => {
-      await Promise.all([expiry.stop(), signedPdfs.stop()])
+      await Promise.all([expiry.stop(), signedPdfs.stop(), webhooks.stop()])
       await mail.stop()
       await database.close()
     },

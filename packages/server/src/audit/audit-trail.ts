@@ -2,6 +2,7 @@ import { asc, desc, eq } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { auditEvents } from '../db/schema.ts'
 import { sha256Hex } from '../lib/crypto.ts'
+import { enqueueWebhookDeliveries } from '../webhooks/enqueue.ts'
 
 /** The four events webhooks carry, plus what else the trail records. */
 export const WEBHOOK_EVENT_TYPES = ['document.viewed', 'document.signed', 'document.completed', 'document.declined'] as const
@@ -99,7 +100,8 @@ export async function appendAuditEvents(tx: Db, document: { id: string; orgId: s
     prevHash = eventHash(row)
     return { ...row, hash: prevHash }
   })
-  await tx.insert(auditEvents).values(rows)
+  const inserted = await tx.insert(auditEvents).values(rows).returning()
+  await enqueueWebhookDeliveries(tx, inserted)
 }
 
 export async function readAuditTrail(db: Db, documentId: string): Promise<AuditEvent[]> {

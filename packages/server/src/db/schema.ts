@@ -1,5 +1,6 @@
 import { relations, sql } from 'drizzle-orm'
 import {
+  bigint,
   bigserial,
   boolean,
   customType,
@@ -7,6 +8,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   smallint,
   text,
   timestamp,
@@ -28,8 +30,64 @@ export const orgs = pgTable('orgs', {
   id: uuid('id').primaryKey().defaultRandom(),
   name: text('name').notNull(),
   plan: text('plan', { enum: PLANS }).notNull().default('free'),
+  /** Credits left from one-time packs (Free plan): spent after the month's included sends, never expire. */
+  creditBalance: integer('credit_balance').notNull().default(0),
+  /** Self-set limit on billable usage per calendar month, in US cents; null = no cap. */
+  spendCapCents: integer('spend_cap_cents'),
   createdAt: createdAt(),
 })
+
+export const USAGE_KINDS = ['send', 'seal'] as const
+export const USAGE_CHANNELS = ['rest', 'bulk', 'mcp'] as const
+/** How a unit of usage was paid for. */
+export const USAGE_BILLING = ['included', 'credit', 'billable', 'unlimited'] as const
+
+/** The metering ledger: one row per metered unit (a document sent, a seal), written in the same transaction. */
+export const usageEvents = pgTable(
+  'usage_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    documentId: uuid('document_id').references(() => documents.id),
+    kind: text('kind', { enum: USAGE_KINDS }).notNull(),
+    channel: text('channel', { enum: USAGE_CHANNELS }).notNull(),
+    /** The calendar month (UTC) the unit counts in, 'YYYY-MM'. */
+    period: text('period').notNull(),
+    billing: text('billing', { enum: USAGE_BILLING }).notNull(),
+    unitPriceCents: integer('unit_price_cents').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [index('usage_events_org_period').on(t.orgId, t.period, t.billing)],
+)
+
+/** Credit packs granted to an org (by the operator CLI or a payment provider's webhook). */
+export const creditGrants = pgTable('credit_grants', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  orgId: uuid('org_id')
+    .notNull()
+    .references(() => orgs.id),
+  packs: integer('packs').notNull(),
+  credits: integer('credits').notNull(),
+  /** 'operator' or the payment provider's name. */
+  source: text('source').notNull(),
+  /** The provider's payment id, unique per source so a replayed payment webhook grants once. */
+  reference: text('reference'),
+  createdAt: createdAt(),
+}, (t) => [uniqueIndex('credit_grants_source_reference').on(t.source, t.reference)])
+
+/** Fixed-window request counters shared by every server process (http/rate-limit.ts). */
+export const rateLimitCounters = pgTable(
+  'rate_limit_counters',
+  {
+    /** e.g. 'create:<org id>' */
+    key: text('key').notNull(),
+    windowStart: timestamp('window_start', { withTimezone: true, mode: 'date' }).notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.windowStart] })],
+)
 
 export const apiKeys = pgTable(
   'api_keys',
@@ -110,6 +168,9 @@ export const documents = pgTable(
     inviteMessage: text('invite_message'),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
     completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date' }),
+    /** The bulk-send request that created this document, if any (one document per recipient e-mail). */
+    bulkRequestId: uuid('bulk_request_id').references(() => bulkRequests.id),
+    bulkRecipient: text('bulk_recipient'),
     /** The flattened signed PDF (blobs.sha256), set by the background renderer once the document is completed. */
     signedPdfSha256: text('signed_pdf_sha256').references(() => blobs.sha256),
     /** Renderer lease and retry time for a completed document whose signed PDF does not exist yet. */
@@ -127,6 +188,7 @@ export const documents = pgTable(
     index('documents_expiry_due')
       .on(t.expiresAt)
       .where(sql`status = 'sent' and expires_at is not null`),
+    uniqueIndex('documents_bulk_recipient').on(t.bulkRequestId, t.bulkRecipient),
   ],
 )
 
@@ -225,6 +287,81 @@ export const auditEvents = pgTable(
     hash: text('hash').notNull(),
   },
   (t) => [uniqueIndex('audit_events_document_seq').on(t.documentId, t.seq), index('audit_events_id_type').on(t.id, t.type)],
+)
+
+/** An org's webhook endpoint. The secret signs deliveries, so it is kept (not hashed); it is shown once. */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    url: text('url').notNull(),
+    secret: text('secret').notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    createdAt: createdAt(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [index('webhook_endpoints_org').on(t.orgId)],
+)
+
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
+
+/** One event for one endpoint: the exact body sent, and how its attempts went (the delivery log). */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    endpointId: uuid('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    auditEventId: bigint('audit_event_id', { mode: 'number' }).references(() => auditEvents.id),
+    event: text('event').notNull(),
+    /** The raw JSON body, byte for byte what is signed and sent. */
+    payload: text('payload').notNull(),
+    status: text('status', { enum: WEBHOOK_DELIVERY_STATUSES }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    /** When the dispatcher may next try; also a lease while an attempt is in flight. */
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    lastLatencyMs: integer('last_latency_ms'),
+    /** Every attempt: [{at, status_code, latency_ms, error}]. */
+    attemptLog: jsonb('attempt_log').$type<{ at: string; status_code: number | null; latency_ms: number; error: string | null }[]>().notNull().default([]),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('webhook_deliveries_due')
+      .on(t.nextAttemptAt)
+      .where(sql`status = 'pending'`),
+    index('webhook_deliveries_endpoint_created').on(t.endpointId, t.createdAt.desc()),
+  ],
+)
+
+/**
+ * A bulk-send request, keyed by the client's Idempotency-Key: a resubmission resumes it
+ * (recipients already created are returned, not created again) or replays its response.
+ */
+export const bulkRequests = pgTable(
+  'bulk_requests',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    idempotencyKey: text('idempotency_key'),
+    /** SHA-256 of the request body: the same key with another body is refused. */
+    requestHash: text('request_hash').notNull(),
+    /** The 201 body, once the request finished. */
+    response: jsonb('response'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('bulk_requests_org_key').on(t.orgId, t.idempotencyKey)],
 )
 
 export const MAIL_STATUSES = ['pending', 'sent', 'failed'] as const

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm'
 import type { Principal } from '../api-keys/api-keys.ts'
 import { appendAuditEvents } from '../audit/audit-trail.ts'
+import { quoteUsage } from '../billing/metering.ts'
 import { documents, signers, templates } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { randomToken, sha256Hex } from '../lib/crypto.ts'
@@ -70,7 +71,10 @@ export async function createDocument(
   checkRoles(template.roles, recipients, input.signer !== undefined)
 
   const withTokens = recipients.map((r) => ({ ...r, token: randomToken(SIGNING_TOKEN_BYTES) }))
+  const now = clock.now()
   const created = await db.transaction(async (tx) => {
+    const usage = await quoteUsage(tx, principal, { kind: 'send', channel: 'rest', wanted: 1, now })
+    if (usage.refusal) throw usage.refusal
     const [document] = await tx
       .insert(documents)
       .values({
@@ -98,6 +102,7 @@ export async function createDocument(
         })),
       )
       .returning({ id: signers.id, role: signers.role, email: signers.email, authRequired: signers.authRequired })
+    await usage.record([document.id])
     await appendAuditEvents(tx, { id: document.id, orgId: principal.orgId }, [
       {
         type: 'document.sent',
