@@ -9,7 +9,8 @@
  *   BENCH_CONNECTIONS  concurrent keep-alive connections (default 10)
  *   BENCH_PIPELINING   requests in flight per connection (default 1)
  *   BENCH_BACKENDS     comma-separated subset of pglite,postgres (default both)
- *   BENCH_SUITES       comma-separated subset of http,completion (default both)
+ *   BENCH_SUITES       comma-separated subset of http,completion,bulk (default all)
+ *   BENCH_BULK         recipients in the bulk-send request (default 10000)
  *   BENCH_RUNS         documents measured by the completion suite (default 50)
  *   BENCH_OUTPUT       markdown file to update (default docs/benchmarks.md; "-" to skip)
  *   BENCH_QUIET_WAIT   seconds to wait, before each case, for other load on the machine to stop (default 60)
@@ -17,7 +18,8 @@
  *   DATABASE_URL       PostgreSQL server (default postgres://postgres@127.0.0.1:5432/test)
  */
 import { fileURLToPath } from 'node:url'
-import { measureCompletion, type CompletionBenchResult } from './completion.ts'
+import { measureBulkSend, type BulkBenchResult } from './bulk.ts'
+import { measureCompletion } from './completion.ts'
 import { measure, waitForQuiet, type CaseResult, type LoadSpec } from './loadgen.ts'
 import { machineFacts, markdownTable, writeSection, type Row } from './report.ts'
 import { redactUrl, scratchPostgres, startBare, startSignet, type Backend, type LogLevel } from './targets.ts'
@@ -45,8 +47,12 @@ const logLevel = (process.env.LOG_LEVEL || 'warn') as LogLevel
 const databaseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL
 const backends = (process.env.BENCH_BACKENDS || 'pglite,postgres').split(',').map((b) => b.trim())
 for (const b of backends) if (b !== 'pglite' && b !== 'postgres') throw new Error(`BENCH_BACKENDS: unknown backend "${b}"`)
-const suites = (process.env.BENCH_SUITES || 'http,completion').split(',').map((b) => b.trim())
-for (const s of suites) if (s !== 'http' && s !== 'completion') throw new Error(`BENCH_SUITES: unknown suite "${s}"`)
+const SUITES = ['http', 'completion', 'bulk']
+const suites = (process.env.BENCH_SUITES || SUITES.join(',')).split(',').map((b) => b.trim())
+for (const s of suites) if (!SUITES.includes(s)) throw new Error(`BENCH_SUITES: unknown suite "${s}"`)
+const bulkRecipients = intEnv('BENCH_BULK', 10_000, 1)
+/** The bulk-send issue's target, documents per second end to end. */
+const BULK_TARGET_PER_SECOND = 1000
 const completionRuns = intEnv('BENCH_RUNS', 50, 1)
 /** The signing issue's target: completion → signed PDF stored, median, in milliseconds. */
 const COMPLETION_TARGET_MS = 100
@@ -93,33 +99,65 @@ async function runCase(label: string, load: LoadSpec): Promise<CaseResult> {
 
 /** The command as typed, with the environment that shaped it. */
 function commandLine(): string {
-  const names = ['BENCH_DURATION', 'BENCH_WARMUP', 'BENCH_CONNECTIONS', 'BENCH_PIPELINING', 'BENCH_BACKENDS', 'BENCH_SUITES', 'BENCH_RUNS', 'LOG_LEVEL', 'DATABASE_URL']
+  const names = ['BENCH_DURATION', 'BENCH_WARMUP', 'BENCH_CONNECTIONS', 'BENCH_PIPELINING', 'BENCH_BACKENDS', 'BENCH_SUITES', 'BENCH_RUNS', 'BENCH_BULK', 'LOG_LEVEL', 'DATABASE_URL']
   const env = names.filter((n) => process.env[n]).map((n) => `${n}=${n === 'DATABASE_URL' ? redactUrl(process.env[n] ?? '') : process.env[n]}`)
   return [...env, 'npm run bench'].join(' ')
 }
 
-async function completionSuite(): Promise<void> {
-  const results: CompletionBenchResult[] = []
+/** Runs `measure` once per backend (PostgreSQL in a scratch database, skipped when unreachable). */
+async function perBackend<T>(suite: string, measure: (backend: Backend) => Promise<T>): Promise<T[]> {
+  const results: T[] = []
   for (const name of backends) {
     if (name === 'postgres') {
       let scratch: Awaited<ReturnType<typeof scratchPostgres>>
       try {
         scratch = await scratchPostgres(databaseUrl)
       } catch (error) {
-        log(`completion: PostgreSQL skipped (${(error as Error).message})`)
+        log(`${suite}: PostgreSQL skipped (${(error as Error).message})`)
         continue
       }
       try {
-        log(`completion: PostgreSQL, ${completionRuns} documents…`)
-        results.push(await measureCompletion({ kind: 'postgres', databaseUrl: scratch.databaseUrl }, completionRuns))
+        log(`${suite}: PostgreSQL…`)
+        results.push(await measure({ kind: 'postgres', databaseUrl: scratch.databaseUrl }))
       } finally {
         await scratch.drop()
       }
     } else {
-      log(`completion: PGlite, ${completionRuns} documents…`)
-      results.push(await measureCompletion({ kind: 'pglite' }, completionRuns))
+      log(`${suite}: PGlite…`)
+      results.push(await measure({ kind: 'pglite' }))
     }
   }
+  return results
+}
+
+const machineLine = () =>
+  `- Machine: ${Object.entries(machineFacts())
+    .map(([k, v]) => `${k} ${v}`)
+    .join('; ')}`
+
+async function bulkSuite(): Promise<void> {
+  const results: BulkBenchResult[] = await perBackend('bulk', (backend) => measureBulkSend(backend, bulkRecipients))
+  const slowest = Math.min(...results.map((r) => r.documents_per_second))
+  const body = [
+    `## Bulk-send`,
+    ``,
+    `- Command: \`${commandLine()}\`${suites.length > 1 ? ' (this section alone: `BENCH_SUITES=bulk npm run bench`)' : ''}`,
+    `- Date: ${new Date().toISOString()}`,
+    machineLine(),
+    `- One \`POST /api/v1/documents/bulk-send\` with ${bulkRecipients} recipients over loopback HTTP to a Signet server in the bench's process (business org, one-page template): each recipient becomes a document with its signer, audit trail, usage row and queued invitation, committed in batches of 250; the mail dispatcher runs meanwhile with a no-op mailer. Time from sending the request to the 201 body; RSS of the whole process (server + request body + the bench), sampled every 25 ms.`,
+    ``,
+    `| Backend | Recipients | Sent | Seconds | Documents/s | RSS before | RSS peak |`,
+    `|---|---:|---:|---:|---:|---:|---:|`,
+    ...results.map((r) => `| ${r.backend} | ${r.recipients} | ${r.sent} | ${r.seconds} | **${r.documents_per_second}** | ${r.rss_before_mib} MiB | ${r.rss_peak_mib} MiB |`),
+    ``,
+    `**Target (≥ ${BULK_TARGET_PER_SECOND} documents/s end to end, inside the 60 s budget): ${slowest >= BULK_TARGET_PER_SECOND ? 'met' : 'NOT met'}** — slowest backend ${slowest}/s.`,
+  ].join('\n')
+  process.stdout.write(`\n${body}\n`)
+  if (output !== '-') writeSection(output, 'bulk', body)
+}
+
+async function completionSuite(): Promise<void> {
+  const results = await perBackend('completion', (backend) => measureCompletion(backend, completionRuns))
   const rows = results.map(
     (r) => `| ${r.backend} | ${r.runs} | **${r.render_median_ms}** | ${r.render_p95_ms} | ${r.finish_median_ms} | ${r.finish_p95_ms} | ${Math.round(r.signed_pdf_bytes / 1024)} KiB |`,
   )
@@ -128,11 +166,9 @@ async function completionSuite(): Promise<void> {
   const body = [
     `## Completion → signed PDF`,
     ``,
-    `- Command: \`${commandLine()}\`${suites.includes('http') ? ' (this section alone: `BENCH_SUITES=completion npm run bench`)' : ''}`,
+    `- Command: \`${commandLine()}\`${suites.length > 1 ? ' (this section alone: `BENCH_SUITES=completion npm run bench`)' : ''}`,
     `- Date: ${new Date().toISOString()}`,
-    `- Machine: ${Object.entries(machineFacts())
-      .map(([k, v]) => `${k} ${v}`)
-      .join('; ')}`,
+    machineLine(),
     `- A 10-page template with 2 signers (signature, initials, date and text each). Per document: create it, the first signer finishes, then the **last signer's \`finishSigning\`** (which commits the completion; "finish" columns) and the wait until the background renderer, kicked by that completion, has **stored the flattened signed PDF with its certificate page** ("completion → signed PDF" columns: render, blob insert, audit event, completion mails queued). In-process through the domain functions (no HTTP), PGlite on disk or a scratch PostgreSQL database; 3 warm-up documents, then ${completionRuns} measured.`,
     ``,
     `| Backend | Documents | Completion → signed PDF, median ms | p95 ms | Last finish, median ms | p95 ms | Signed PDF size |`,
@@ -259,3 +295,4 @@ async function main(): Promise<void> {
 
 if (suites.includes('http')) await main()
 if (suites.includes('completion')) await completionSuite()
+if (suites.includes('bulk')) await bulkSuite()

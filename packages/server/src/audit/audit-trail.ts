@@ -1,4 +1,5 @@
 import { asc, desc, eq } from 'drizzle-orm'
+import { insertMany } from '../db/bulk-insert.ts'
 import type { Db } from '../db/client.ts'
 import { auditEvents } from '../db/schema.ts'
 import { sha256Hex } from '../lib/crypto.ts'
@@ -64,22 +65,11 @@ function eventHash(event: Omit<AuditEvent, 'id' | 'hash'>): string {
   )
 }
 
-/**
- * Appends events to a document's trail inside the caller's transaction. The caller
- * must hold the document's row lock (SELECT … FOR UPDATE or an UPDATE of it), which
- * serialises appends; the unique (document_id, seq) index would reject a fork anyway.
- */
-export async function appendAuditEvents(tx: Db, document: { id: string; orgId: string }, events: AuditEventInput[]): Promise<void> {
-  if (events.length === 0) return
-  const [last] = await tx
-    .select({ seq: auditEvents.seq, hash: auditEvents.hash })
-    .from(auditEvents)
-    .where(eq(auditEvents.documentId, document.id))
-    .orderBy(desc(auditEvents.seq))
-    .limit(1)
-  let seq = last?.seq ?? 0
-  let prevHash = last?.hash ?? GENESIS_HASH
-  const rows = events.map((input) => {
+/** The rows of `events` chained after (seq, prevHash). */
+function chainRows(document: { id: string; orgId: string }, after: { seq: number; hash: string }, events: AuditEventInput[]) {
+  let seq = after.seq
+  let prevHash = after.hash
+  return events.map((input) => {
     seq += 1
     const row = {
       documentId: document.id,
@@ -100,8 +90,43 @@ export async function appendAuditEvents(tx: Db, document: { id: string; orgId: s
     prevHash = eventHash(row)
     return { ...row, hash: prevHash }
   })
+}
+
+const isWebhookEvent = (type: string) => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type)
+
+async function insertEvents(tx: Db, rows: ReturnType<typeof chainRows>): Promise<void> {
+  if (rows.length === 0) return
+  // Reading the rows back is only needed to queue webhooks (a bulk send's thousands of document.sent need none).
+  if (!rows.some((row) => isWebhookEvent(row.type))) {
+    await insertMany(tx, auditEvents, rows)
+    return
+  }
   const inserted = await tx.insert(auditEvents).values(rows).returning()
   await enqueueWebhookDeliveries(tx, inserted)
+}
+
+/**
+ * Appends events to a document's trail inside the caller's transaction. The caller
+ * must hold the document's row lock (SELECT … FOR UPDATE or an UPDATE of it), which
+ * serialises appends; the unique (document_id, seq) index would reject a fork anyway.
+ */
+export async function appendAuditEvents(tx: Db, document: { id: string; orgId: string }, events: AuditEventInput[]): Promise<void> {
+  if (events.length === 0) return
+  const [last] = await tx
+    .select({ seq: auditEvents.seq, hash: auditEvents.hash })
+    .from(auditEvents)
+    .where(eq(auditEvents.documentId, document.id))
+    .orderBy(desc(auditEvents.seq))
+    .limit(1)
+  await insertEvents(tx, chainRows(document, last ?? { seq: 0, hash: GENESIS_HASH }, events))
+}
+
+/** Opens the trails of documents created in this transaction (no earlier events), in one insert. */
+export async function startAuditTrails(tx: Db, entries: { document: { id: string; orgId: string }; events: AuditEventInput[] }[]): Promise<void> {
+  await insertEvents(
+    tx,
+    entries.flatMap(({ document, events }) => chainRows(document, { seq: 0, hash: GENESIS_HASH }, events)),
+  )
 }
 
 export async function readAuditTrail(db: Db, documentId: string): Promise<AuditEvent[]> {

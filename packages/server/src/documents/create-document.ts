@@ -1,16 +1,16 @@
 import { and, eq } from 'drizzle-orm'
 import type { Principal } from '../api-keys/api-keys.ts'
-import { appendAuditEvents } from '../audit/audit-trail.ts'
+import { startAuditTrails, type AuditEventInput } from '../audit/audit-trail.ts'
 import { quoteUsage } from '../billing/metering.ts'
+import type { Db } from '../db/client.ts'
 import { documents, signers, templates } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
-import { randomToken, sha256Hex } from '../lib/crypto.ts'
 import { isUuid } from '../lib/ids.ts'
 import { parseUtcDateTime } from '../lib/utc-date-time.ts'
 import { enqueueMail } from '../mail/outbox.ts'
-import { invitationMail } from '../mail/templates.ts'
 import type { Services } from '../services.ts'
 import { domainWarnings } from './domain-warnings.ts'
+import { invitationMessage, issueSigningLink } from './invitations.ts'
 
 /** The spec's create body (validated for shape by the caller's schema; business rules are checked here). */
 export interface SignerInput {
@@ -42,9 +42,6 @@ export interface MultiPartyCreated {
   domain_warnings?: string[]
 }
 
-/** Signing links carry 256 bits of entropy; only their hash is stored. */
-const SIGNING_TOKEN_BYTES = 32
-
 const partyLabel = (role: number): string => `Party ${role + 1} (role ${role})`
 
 /** Creates a document from a template, status `sent`, and queues one invitation per signer, in one transaction. */
@@ -59,18 +56,12 @@ export async function createDocument(
   }
   const expiresAt = resolveExpiry(input.expires_at, clock.now())
 
-  const [template] = isUuid(input.template_id)
-    ? await db
-        .select({ id: templates.id, name: templates.name, roles: templates.roles })
-        .from(templates)
-        .where(and(eq(templates.id, input.template_id), eq(templates.orgId, principal.orgId)))
-    : []
-  if (!template) throw invalid('Template not found.')
+  const template = await findTemplateToSend(db, principal, input.template_id)
 
   const recipients = input.signer ? [{ ...input.signer, role: 0 }] : (input.signers ?? [])
   checkRoles(template.roles, recipients, input.signer !== undefined)
 
-  const withTokens = recipients.map((r) => ({ ...r, token: randomToken(SIGNING_TOKEN_BYTES) }))
+  const withLinks = recipients.map((r) => ({ ...r, ...issueSigningLink(services.config.publicUrl) }))
   const now = clock.now()
   const created = await db.transaction(async (tx) => {
     const usage = await quoteUsage(tx, principal, { kind: 'send', channel: 'rest', wanted: 1, now })
@@ -91,43 +82,33 @@ export async function createDocument(
     const signerRows = await tx
       .insert(signers)
       .values(
-        withTokens.map((r, position) => ({
+        withLinks.map((r, position) => ({
           documentId: document.id,
           role: r.role,
           position,
           email: r.email,
           name: r.name ?? null,
           authRequired: r.auth_required ?? false,
-          tokenHash: sha256Hex(r.token),
+          tokenHash: r.tokenHash,
         })),
       )
       .returning({ id: signers.id, role: signers.role, email: signers.email, authRequired: signers.authRequired })
     await usage.record([document.id])
-    await appendAuditEvents(tx, { id: document.id, orgId: principal.orgId }, [
-      {
-        type: 'document.sent',
-        occurredAt: clock.now(),
-        actorName: principal.orgName,
-        authMethod: 'api_key',
-        data: { template_id: template.id, signers: signerRows.length },
-      },
-    ])
+    await startAuditTrails(tx, [{ document: { id: document.id, orgId: principal.orgId }, events: [sentEvent(principal, template.id, signerRows.length, now)] }])
     await enqueueMail(
       tx,
-      withTokens.map((r) => ({
-        orgId: principal.orgId,
-        documentId: document.id,
-        to: r.email,
-        ...invitationMail({
-          orgName: principal.orgName,
-          title: template.name,
+      withLinks.map((r) =>
+        invitationMessage(principal, {
+          documentId: document.id,
+          to: r.email,
           signerName: r.name ?? null,
-          link: `${services.config.publicUrl}/sign/${r.token}`,
+          link: r.link,
+          title: template.name,
           expiresAt,
           customSubject: input.invite_subject,
           customMessage: input.invite_message,
         }),
-      })),
+      ),
     )
     return { id: document.id, signers: signerRows }
   })
@@ -144,6 +125,27 @@ export async function createDocument(
     ...(warnings.length > 0 ? { domain_warnings: warnings } : {}),
   }
 }
+
+/** The org's template a send names, or the spec's 400 (an unknown template is a bad request, not a 404). */
+export async function findTemplateToSend(db: Db, principal: Principal, templateId: string): Promise<{ id: string; name: string; roles: number[] }> {
+  const [template] = isUuid(templateId)
+    ? await db
+        .select({ id: templates.id, name: templates.name, roles: templates.roles })
+        .from(templates)
+        .where(and(eq(templates.id, templateId), eq(templates.orgId, principal.orgId)))
+    : []
+  if (!template) throw invalid('Template not found.')
+  return template
+}
+
+/** The first event of every document's trail. */
+export const sentEvent = (principal: Principal, templateId: string, signerCount: number, now: Date): AuditEventInput => ({
+  type: 'document.sent',
+  occurredAt: now,
+  actorName: principal.orgName,
+  authMethod: 'api_key',
+  data: { template_id: templateId, signers: signerCount },
+})
 
 function resolveExpiry(raw: string | undefined, now: Date): Date | null {
   if (raw === undefined || raw === '') return null

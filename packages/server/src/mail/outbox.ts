@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm'
 import type { Clock } from '../adapters/clock.ts'
 import type { BlobStore } from '../adapters/blob-store.ts'
 import type { MailAttachment, MailMessage, Mailer } from '../adapters/mailer.ts'
+import { insertMany } from '../db/bulk-insert.ts'
 import type { Db } from '../db/client.ts'
 import { outboundEmails } from '../db/schema.ts'
 import { startBackgroundLoop, type BackgroundLoop } from '../lib/background-loop.ts'
@@ -18,8 +19,9 @@ export interface OutboxMessage extends Omit<MailMessage, 'attachments'> {
 
 /** Writes messages inside the caller's transaction: they exist exactly when the change that caused them commits. */
 export async function enqueueMail(tx: Db, messages: OutboxMessage[]): Promise<void> {
-  if (messages.length === 0) return
-  await tx.insert(outboundEmails).values(
+  await insertMany(
+    tx,
+    outboundEmails,
     messages.map((m) => ({
       orgId: m.orgId,
       documentId: m.documentId,
@@ -34,14 +36,14 @@ export async function enqueueMail(tx: Db, messages: OutboxMessage[]): Promise<vo
   )
 }
 
-const BATCH_SIZE = 20
+const BATCH_SIZE = 50
 /** An attempt in flight holds its row this long; a crash mid-send makes the row due again afterwards. */
 const LEASE_MS = 2 * 60_000
 const MAX_ATTEMPTS = 8
 const retryDelayMs = (attempts: number): number => Math.min(30_000 * 2 ** (attempts - 1), 3_600_000)
 
 /** Signing links are secrets: once a message has left through SMTP its stored copy loses them. */
-const redactSigningLinks = (body: string): string => body.replace(/\/sign\/[A-Za-z0-9_-]+/g, '/sign/[redacted]')
+const SIGNING_LINK_PATTERN = '/sign/[A-Za-z0-9_-]+'
 const ERASED = '[erased after delivery: it contained a one-time code]'
 
 async function loadAttachments(blobs: BlobStore, row: typeof outboundEmails.$inferSelect): Promise<MailAttachment[]> {
@@ -85,7 +87,8 @@ export function startMailDispatcher(deps: {
       .returning()
   }
 
-  const deliver = async (row: typeof outboundEmails.$inferSelect) => {
+  /** Sends one message; a failure is recorded on its row (retry later, or give up). Returns whether it went. */
+  const deliver = async (row: typeof outboundEmails.$inferSelect): Promise<boolean> => {
     try {
       await mailer.send({
         to: row.toAddress,
@@ -94,19 +97,7 @@ export function startMailDispatcher(deps: {
         html: row.htmlBody,
         attachments: await loadAttachments(deps.blobs, row),
       })
-      // The log transport's outbox is the only copy an operator has, so it keeps links (but never codes).
-      const storedBody = (body: string) => (row.sensitive ? ERASED : mailer.transport === 'log' ? body : redactSigningLinks(body))
-      await db
-        .update(outboundEmails)
-        .set({
-          status: 'sent',
-          sentAt: clock.now(),
-          transport: mailer.transport,
-          lastError: null,
-          textBody: storedBody(row.textBody),
-          htmlBody: storedBody(row.htmlBody),
-        })
-        .where(eq(outboundEmails.id, row.id))
+      return true
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       const failed = row.attempts >= MAX_ATTEMPTS
@@ -120,13 +111,39 @@ export function startMailDispatcher(deps: {
           nextAttemptAt: new Date(clock.now().getTime() + retryDelayMs(row.attempts)),
         })
         .where(eq(outboundEmails.id, row.id))
+      return false
     }
+  }
+
+  /*
+   * One UPDATE for every message of a batch that went. Code mails are erased; signing
+   * links are redacted — except by the log transport, whose outbox is the only copy an
+   * operator has (it keeps links, never codes).
+   */
+  const storedBody = (column: typeof outboundEmails.textBody | typeof outboundEmails.htmlBody) =>
+    mailer.transport === 'log'
+      ? sql`case when ${outboundEmails.sensitive} then ${ERASED} else ${column} end`
+      : sql`case when ${outboundEmails.sensitive} then ${ERASED} else regexp_replace(${column}, ${SIGNING_LINK_PATTERN}, '/sign/[redacted]', 'g') end`
+  const markSent = async (ids: string[]) => {
+    if (ids.length === 0) return
+    await db
+      .update(outboundEmails)
+      .set({
+        status: 'sent',
+        sentAt: clock.now(),
+        transport: mailer.transport,
+        lastError: null,
+        textBody: storedBody(outboundEmails.textBody),
+        htmlBody: storedBody(outboundEmails.htmlBody),
+      })
+      .where(inArray(outboundEmails.id, ids))
   }
 
   const runOnce = async (stopping: () => boolean) => {
     for (;;) {
       const rows = await claimDue()
-      await Promise.all(rows.map(deliver))
+      const went = await Promise.all(rows.map(deliver))
+      await markSent(rows.filter((_, i) => went[i]).map((row) => row.id))
       if (rows.length < BATCH_SIZE || stopping()) return
     }
   }

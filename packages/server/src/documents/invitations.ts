@@ -1,0 +1,40 @@
+import type { Principal } from '../api-keys/api-keys.ts'
+import { randomToken, sha256Hex } from '../lib/crypto.ts'
+import type { OutboxMessage } from '../mail/outbox.ts'
+import { invitationMail } from '../mail/templates.ts'
+
+/** Signing links carry 256 bits of entropy; only their hash is stored. */
+const SIGNING_TOKEN_BYTES = 32
+
+/** A new signing link: the hash goes into the signer row, the link only into the invitation. */
+export function issueSigningLink(publicUrl: string): { tokenHash: string; link: string } {
+  const token = randomToken(SIGNING_TOKEN_BYTES)
+  return { tokenHash: sha256Hex(token), link: `${publicUrl}/sign/${token}` }
+}
+
+export interface Invitation {
+  documentId: string
+  to: string
+  signerName: string | null
+  link: string
+  title: string
+  expiresAt: Date | null
+  customSubject?: string | undefined
+  customMessage?: string | undefined
+}
+
+/** The outbox message inviting one signer. */
+export const invitationMessage = (principal: Principal, invitation: Invitation): OutboxMessage => ({
+  orgId: principal.orgId,
+  documentId: invitation.documentId,
+  to: invitation.to,
+  ...invitationMail({
+    orgName: principal.orgName,
+    title: invitation.title,
+    signerName: invitation.signerName,
+    link: invitation.link,
+    expiresAt: invitation.expiresAt,
+    customSubject: invitation.customSubject,
+    customMessage: invitation.customMessage,
+  }),
+})
