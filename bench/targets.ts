@@ -19,6 +19,7 @@ import { openDatabase, type Database } from '../packages/server/src/db/client.ts
 import { REDACTED_PATHS, type Logger } from '../packages/server/src/lib/logger.ts'
 import { createServices, type RunningServices } from '../packages/server/src/services.ts'
 import { createScratchDatabase } from '../packages/server/test/helpers/postgres.ts'
+import { UNREACHABLE_RATE_LIMITS } from '../packages/server/test/helpers/test-server.ts'
 import { makePdf } from '../packages/server/test/helpers/pdf.ts'
 
 export const HOST = '127.0.0.1'
@@ -85,6 +86,8 @@ export async function startSignet(backend: Backend, level: LogLevel): Promise<Si
   const config = loadConfig({
     LOG_LEVEL: level,
     PUBLIC_URL: 'http://signet.bench',
+    // Limits out of reach, but the per-request counter still runs: its cost is part of what is measured.
+    RATE_LIMITS: UNREACHABLE_RATE_LIMITS,
     ...(backend.kind === 'postgres' ? { DATABASE_URL: backend.databaseUrl } : {}),
   })
   const services = await createServices(config, database, benchLogger(level), { mailer: noopMailer })

@@ -6,10 +6,13 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { sql } from 'drizzle-orm'
 import { apiKeyAuth } from './http/auth.ts'
 import { installErrorHandler, routingErrorHandler } from './http/error-handler.ts'
+import { bulkSendRoutes } from './http/routes/bulk-send.ts'
+import { billingPageRoutes, billingRoutes } from './http/routes/billing.ts'
 import { documentRoutes } from './http/routes/documents.ts'
 import { signingAssetRoutes } from './http/routes/signing-assets.ts'
 import { signingRoutes } from './http/routes/signing.ts'
 import { templateRoutes } from './http/routes/templates.ts'
+import { webhookRoutes } from './http/routes/webhooks.ts'
 import { coercingAjv, strictAjv } from './lib/validation.ts'
 import type { Services } from './services.ts'
 
@@ -65,7 +68,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     async (api) => {
       api.addHook('onRequest', apiKeyAuth(services))
       await api.register(documentRoutes, { services })
+      await api.register(bulkSendRoutes, { services })
       await api.register(templateRoutes, { services })
+      await api.register(webhookRoutes, { services })
+      await api.register(billingRoutes, { services })
     },
     { prefix: '/api/v1' },
   )
@@ -76,6 +82,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(fastifyCookie)
   await app.register(signingRoutes, { services })
   await app.register(signingAssetRoutes)
+  await app.register(billingPageRoutes)
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger())
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' })

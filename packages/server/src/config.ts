@@ -29,6 +29,11 @@ export interface Config {
   bulkBudgetMs: number
   /** How often background jobs (signed-PDF rendering, document expiry) look for due work (ms). */
   jobPollMs: number
+  /**
+   * Per-org request limits (http/rate-limit.ts). `enabled` false (RATE_LIMITS=off) turns them
+   * off; `perHour` overrides the built-in limit of a named policy (RATE_LIMITS=create=5,read-document=1000).
+   */
+  rateLimits: { enabled: boolean; perHour: Record<string, number> }
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -37,6 +42,25 @@ export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
   }
+}
+
+const RATE_LIMIT_ENTRY = /^([a-z][a-z-]*)=([0-9]{1,9})$/
+
+/** RATE_LIMITS: unset (the built-in limits), `off`, or `name=perHour` pairs separated by commas. */
+function parseRateLimits(raw: string | undefined, problems: string[]): Config['rateLimits'] {
+  const limits: Config['rateLimits'] = { enabled: true, perHour: {} }
+  if (raw === undefined || raw.trim() === '') return limits
+  if (raw.trim() === 'off') return { enabled: false, perHour: {} }
+  for (const entry of raw.split(',').map((e) => e.trim())) {
+    const match = RATE_LIMIT_ENTRY.exec(entry)
+    const perHour = Number(match?.[2])
+    if (!match?.[1] || perHour < 1) {
+      problems.push(`RATE_LIMITS must be "off" or name=perHour pairs such as create=60,read-document=300 (got "${entry}")`)
+      continue
+    }
+    limits.perHour[match[1]] = perHour
+  }
+  return limits
 }
 
 function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
@@ -96,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true',
     bulkBudgetMs: integer('BULK_BUDGET_MS', 60_000, 100, 60_000),
+    rateLimits: parseRateLimits(env.RATE_LIMITS, problems),
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return config

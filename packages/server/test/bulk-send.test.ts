@@ -63,6 +63,14 @@ describe('POST /api/v1/documents/bulk-send', () => {
     expect(await halfCreated(server, body.documents.map((d) => d.documentId))).toBe(0)
   })
 
+  it('answers 402 {error, upgrade: true} below the Team plan, before sending anyone', async () => {
+    const pro = await setupOrg(server, { plan: 'pro' })
+    const response = await bulk({ template_id: pro.templateId, recipients: recipients(2) }, {}, server, pro.apiKey)
+    expect(response.status).toBe(402)
+    expect(await bodyOf(response)).toEqual({ error: expect.stringMatching(/Team plan/) as unknown, upgrade: true })
+    expect((await bodyOf<Json>(await server.request('/api/v1/documents', { key: pro.apiKey }))).total).toBe(0)
+  })
+
   it('rejects invalid bodies with a clear 400', async () => {
     await expectError(await bulk({ template_id: org.templateId, recipients: [] }), 400, /recipients must have at least 1 item/)
     await expectError(await bulk({ template_id: org.templateId, recipients: [{ email: 'a@b.com' }, { email: 'not-an-email' }] }), 400, /recipients\[1\]\.email/)

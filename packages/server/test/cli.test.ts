@@ -69,7 +69,8 @@ describe('CLI against a running server', () => {
   afterAll(cleanUpProcesses, TIMEOUT_MS)
 
   test('org create prints the org id and a first API key that works over HTTP', async () => {
-    org = await runCliJson<CreatedOrg>(dataDir, ['org', 'create', '--name', 'Acme CLI'])
+    // Business: these tests give the org several templates (a Free org may have one).
+    org = await runCliJson<CreatedOrg>(dataDir, ['org', 'create', '--name', 'Acme CLI', '--plan', 'business'])
     expect(Object.keys(org).sort()).toEqual(['api_key', 'org_id'])
     expect(org.org_id).toMatch(UUID)
     expect(org.api_key).toMatch(API_KEY)
@@ -158,8 +159,55 @@ describe('CLI against a running server', () => {
   }, TIMEOUT_MS)
 
   test('org set-plan changes the plan of an existing org', async () => {
-    expect(await runCliJson(dataDir, ['org', 'set-plan', '--org', org.org_id, '--plan', 'business'])).toEqual({ org_id: org.org_id, plan: 'business' })
+    expect(await runCliJson(dataDir, ['org', 'set-plan', '--org', org.org_id, '--plan', 'team'])).toEqual({ org_id: org.org_id, plan: 'team' })
     expect((await templates(org.api_key)).total).toBe(2)
+    expect(await runCliJson(dataDir, ['usage', 'show', '--org', org.org_id])).toMatchObject({ plan: 'team' })
+  }, TIMEOUT_MS)
+
+  test('credits grant, usage show and the Free plan\'s one template', async () => {
+    const free = await runCliJson<CreatedOrg>(dataDir, ['org', 'create', '--name', 'Free CLI'])
+    const period = new Date().toISOString().slice(0, 7)
+    expect(await runCliJson(dataDir, ['usage', 'show', '--org', free.org_id])).toMatchObject({
+      org_id: free.org_id,
+      plan: 'free',
+      period,
+      included_allowance: 3,
+      included_used: 0,
+      credit_balance: 0,
+    })
+    expect(await runCliJson(dataDir, ['credits', 'grant', '--org', free.org_id, '--packs', '2'])).toEqual({
+      org_id: free.org_id,
+      credits_granted: 50,
+      credit_balance: 50,
+    })
+    // References are unique per source across the database (on PostgreSQL this one is shared by every run).
+    const withReference = ['credits', 'grant', '--org', free.org_id, '--packs', '1', '--reference', `invoice-${randomUUID()}`]
+    expect(await runCliJson(dataDir, withReference)).toEqual({ org_id: free.org_id, credits_granted: 25, credit_balance: 75 })
+    expect(await runCliJson(dataDir, withReference)).toEqual({ org_id: free.org_id, credits_granted: 0, credit_balance: 75 })
+    expect(await runCliJson(dataDir, ['usage', 'show', '--org', free.org_id, '--period', '2020-01'])).toMatchObject({
+      period: '2020-01',
+      included_used: 0,
+      credit_balance: 75,
+    })
+
+    await runCliJson(dataDir, ['template', 'create', '--org', free.org_id, '--name', 'Only one', '--pdf', files.onePage])
+    const second = await runCli(dataDir, ['template', 'create', '--org', free.org_id, '--name', 'One too many', '--pdf', files.onePage])
+    expect(second).toMatchObject({ code: 1, stdout: '' })
+    expect(second.stderr).toBe('error: A Free org can have one template; upgrade the plan to add more.\n')
+  }, TIMEOUT_MS)
+
+  test('org set-spend-cap sets and removes the cap', async () => {
+    expect(await runCliJson(dataDir, ['org', 'set-spend-cap', '--org', org.org_id, '--cents', '2500'])).toEqual({ org_id: org.org_id, spend_cap_cents: 2500 })
+    const response = await server.request('/api/v1/billing/spend-cap', { key: org.api_key })
+    expect(await response.json()).toEqual({ spend_cap_cents: 2500 })
+    expect(await runCliJson(dataDir, ['org', 'set-spend-cap', '--org', org.org_id, '--cents', 'none'])).toEqual({ org_id: org.org_id, spend_cap_cents: null })
+  }, TIMEOUT_MS)
+
+  test('webhook add registers an endpoint and prints its secret once', async () => {
+    const added = await runCliJson<{ id: string; secret: string }>(dataDir, ['webhook', 'add', '--org', org.org_id, '--url', 'https://93.184.215.14/signet-events'])
+    expect(Object.keys(added).sort()).toEqual(['id', 'secret'])
+    expect(added.id).toMatch(UUID)
+    expect(added.secret.length).toBeGreaterThan(20)
   }, TIMEOUT_MS)
 
   describe('rejects bad input with a clear message, a non-zero exit and nothing on stdout', () => {
@@ -213,6 +261,12 @@ describe('CLI against a running server', () => {
       ['a key prefix that is too short', () => ['key', 'revoke', '--org', org.org_id, '--prefix', 'sgn_live_1a2b'], /8 hex characters/],
       ['an empty org name', () => ['org', 'create', '--name', '  '], /Org name must be 1 to 200 characters/],
       ['a missing required option', () => ['org', 'create'], /required option '--name <name>' not specified/],
+      ['zero credit packs', () => ['credits', 'grant', '--org', org.org_id, '--packs', '0'], /must be an integer from 1 to 1000/],
+      ['credits for an unknown org', () => ['credits', 'grant', '--org', randomUUID(), '--packs', '1'], /Org .* not found/],
+      ['a negative spend cap', () => ['org', 'set-spend-cap', '--org', org.org_id, '--cents', '-5'], /whole number of US cents/],
+      ['a spend cap in dollars', () => ['org', 'set-spend-cap', '--org', org.org_id, '--cents', '25.00'], /whole number of US cents/],
+      ['a period that is not a month', () => ['usage', 'show', '--org', org.org_id, '--period', '2025-13'], /calendar month, YYYY-MM/],
+      ['a webhook URL that is not a URL', () => ['webhook', 'add', '--org', org.org_id, '--url', 'not a url'], /not a valid absolute URL/],
       ['an unknown command', () => ['org', 'delete'], /unknown command/],
     ]
 

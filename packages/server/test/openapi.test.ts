@@ -32,6 +32,7 @@ interface OpenApi {
 /** Every REST operation of /api/v1, as the spec lists them. */
 const OPERATIONS = [
   ['post', '/api/v1/documents'],
+  ['post', '/api/v1/documents/bulk-send'],
   ['get', '/api/v1/documents'],
   ['get', '/api/v1/documents/{id}'],
   ['post', '/api/v1/documents/{id}/void'],
@@ -39,6 +40,16 @@ const OPERATIONS = [
   ['get', '/api/v1/documents/{id}/certificate'],
   ['get', '/api/v1/documents/{id}/badge'],
   ['get', '/api/v1/templates'],
+  ['get', '/api/v1/usage'],
+  ['get', '/api/v1/billing/spend-cap'],
+  ['put', '/api/v1/billing/spend-cap'],
+  ['post', '/api/v1/webhooks'],
+  ['get', '/api/v1/webhooks'],
+  ['patch', '/api/v1/webhooks/{id}'],
+  ['delete', '/api/v1/webhooks/{id}'],
+  ['post', '/api/v1/webhooks/{id}/rotate-secret'],
+  ['get', '/api/v1/webhooks/{id}/deliveries'],
+  ['post', '/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver'],
 ] as const
 
 let document: OpenApi

@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander'
 import { ConfigError, loadConfig, type Config } from '../config.ts'
 import { AppError } from '../errors.ts'
 import { PLANS } from '../orgs/plans.ts'
+import { MAX_SPEND_CAP_CENTS, PERIOD_PATTERN } from '../billing/plans.ts'
 import type { AdminCommand } from './commands.ts'
 import { adminSocketPath } from './socket-path.ts'
 
@@ -46,7 +47,7 @@ async function runLocally(config: Config, command: AdminCommand): Promise<unknow
   ])
   const database = await openInstanceDatabase(config)
   try {
-    return await executeAdminCommand({ db: database.db, blobs: databaseBlobStore(database.db), clock: systemClock }, command)
+    return await executeAdminCommand({ db: database.db, blobs: databaseBlobStore(database.db), clock: systemClock, config }, command)
   } finally {
     await database.close()
   }
@@ -98,6 +99,20 @@ const positiveInteger = (value: string): number => {
   return n
 }
 
+/** 'none' stays a string here: commander replaces a parser's null with true. */
+const spendCapCents = (value: string): number | 'none' => {
+  if (value === 'none') return 'none'
+  const n = Number(value)
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n > MAX_SPEND_CAP_CENTS) {
+    throw new InvalidArgumentError(`must be a whole number of US cents from 0 to ${MAX_SPEND_CAP_CENTS}, or none`)
+  }
+  return n
+}
+const period = (value: string): string => {
+  if (!new RegExp(PERIOD_PATTERN).test(value)) throw new InvalidArgumentError('must be a calendar month, YYYY-MM')
+  return value
+}
+
 const program = new Command('admin').description('Signet operator commands; output is JSON').showHelpAfterError()
 
 const org = program.command('org').description('organizations')
@@ -111,6 +126,15 @@ org
   .requiredOption('--org <org_id>', 'org id')
   .addOption(planOption('--plan <plan>').makeOptionMandatory())
   .action((opts: { org: string; plan: (typeof PLANS)[number] }) => run({ name: 'org.set-plan', orgId: opts.org, plan: opts.plan }))
+
+org
+  .command('set-spend-cap')
+  .description('cap the billable usage per calendar month (Pro, Team, Business)')
+  .requiredOption('--org <org_id>', 'org id')
+  .requiredOption('--cents <cents>', 'the cap in US cents, or none to remove it', spendCapCents)
+  .action((opts: { org: string; cents: number | 'none' }) =>
+    run({ name: 'org.set-spend-cap', orgId: opts.org, cents: opts.cents === 'none' ? null : opts.cents }),
+  )
 
 const key = program.command('key').description('API keys')
 key
@@ -140,6 +164,35 @@ program
       ...(opts.fields ? { fields: readFieldsFile(opts.fields) } : {}),
     }),
   )
+
+program
+  .command('credits')
+  .description('credit packs (Free plan)')
+  .command('grant')
+  .description('add packs of 25 credits to the org; they never expire')
+  .requiredOption('--org <org_id>', 'org id')
+  .requiredOption('--packs <n>', 'how many packs', positiveInteger)
+  .option('--reference <ref>', 'a payment or invoice reference; granting the same reference again grants nothing')
+  .action((opts: { org: string; packs: number; reference?: string }) =>
+    run({ name: 'credits.grant', orgId: opts.org, packs: opts.packs, ...(opts.reference ? { reference: opts.reference } : {}) }),
+  )
+
+program
+  .command('usage')
+  .description('metered usage')
+  .command('show')
+  .requiredOption('--org <org_id>', 'org id')
+  .option('--period <YYYY-MM>', 'calendar month (UTC); default the current one', period)
+  .action((opts: { org: string; period?: string }) => run({ name: 'usage.show', orgId: opts.org, ...(opts.period ? { period: opts.period } : {}) }))
+
+program
+  .command('webhook')
+  .description('webhook endpoints')
+  .command('add')
+  .description('register an endpoint (Pro and higher); prints its signing secret once')
+  .requiredOption('--org <org_id>', 'org id')
+  .requiredOption('--url <url>', 'the https:// URL that receives the events')
+  .action((opts: { org: string; url: string }) => run({ name: 'webhook.add', orgId: opts.org, url: opts.url }))
 
 program
   .command('mail')

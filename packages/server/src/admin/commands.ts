@@ -1,12 +1,17 @@
 import { desc, eq } from 'drizzle-orm'
 import { Type, type Static } from 'typebox'
 import { createOrgApiKey, revokeApiKey } from '../api-keys/api-keys.ts'
+import { grantCredits, MAX_PACKS_PER_GRANT } from '../billing/credits.ts'
+import { MAX_SPEND_CAP_CENTS, PERIOD_PATTERN, periodOf } from '../billing/plans.ts'
+import { setSpendCap } from '../billing/spend-cap.ts'
+import { usageReport } from '../billing/usage.ts'
 import { outboundEmails, PLANS } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { compileStrict, describeValidationErrors } from '../lib/validation.ts'
 import { createOrg, setOrgPlan } from '../orgs/orgs.ts'
 import { createTemplate } from '../templates/create-template.ts'
 import type { Services } from '../services.ts'
+import { addWebhookEndpoint } from '../webhooks/endpoints.ts'
 
 const Plan = Type.Enum(PLANS)
 const Id = Type.String({ minLength: 1 })
@@ -31,6 +36,28 @@ export const AdminCommand = Type.Union([
     { name: Type.Literal('mail.list'), to: Type.Optional(Type.String()), limit: Type.Integer({ minimum: 1, maximum: 1000 }) },
     { additionalProperties: false },
   ),
+  Type.Object(
+    {
+      name: Type.Literal('credits.grant'),
+      orgId: Id,
+      packs: Type.Integer({ minimum: 1, maximum: MAX_PACKS_PER_GRANT }),
+      reference: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      name: Type.Literal('org.set-spend-cap'),
+      orgId: Id,
+      cents: Type.Union([Type.Integer({ minimum: 0, maximum: MAX_SPEND_CAP_CENTS }), Type.Null()]),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    { name: Type.Literal('usage.show'), orgId: Id, period: Type.Optional(Type.String({ pattern: PERIOD_PATTERN })) },
+    { additionalProperties: false },
+  ),
+  Type.Object({ name: Type.Literal('webhook.add'), orgId: Id, url: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
 ])
 export type AdminCommand = Static<typeof AdminCommand>
 
@@ -42,7 +69,7 @@ export function parseAdminCommand(value: unknown): AdminCommand {
 }
 
 /** The CLI running on its own has no principal cache; inside a server the command clears that server's. */
-export type AdminServices = Pick<Services, 'db' | 'blobs' | 'clock'> & Partial<Pick<Services, 'principals'>>
+export type AdminServices = Pick<Services, 'db' | 'blobs' | 'clock' | 'config'> & Partial<Pick<Services, 'principals'>>
 
 /** Runs one operator command in the process that owns the database; returns its JSON result. */
 export async function executeAdminCommand(services: AdminServices, command: AdminCommand): Promise<unknown> {
@@ -89,5 +116,20 @@ export async function executeAdminCommand(services: AdminServices, command: Admi
         text: m.textBody,
       }))
     }
+    case 'credits.grant': {
+      const { org_id, credits_granted, credit_balance } = await grantCredits(services, {
+        orgId: command.orgId,
+        packs: command.packs,
+        source: 'operator',
+        ...(command.reference ? { reference: command.reference } : {}),
+      })
+      return { org_id, credits_granted, credit_balance }
+    }
+    case 'org.set-spend-cap':
+      return setSpendCap(db, command.orgId, command.cents)
+    case 'usage.show':
+      return usageReport(db, command.orgId, command.period ?? periodOf(services.clock.now()))
+    case 'webhook.add':
+      return addWebhookEndpoint(services, { orgId: command.orgId, url: command.url })
   }
 }

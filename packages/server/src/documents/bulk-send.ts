@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { and, eq, isNull } from 'drizzle-orm'
 import type { Principal } from '../api-keys/api-keys.ts'
 import { startAuditTrails } from '../audit/audit-trail.ts'
-import { quoteUsage } from '../billing/metering.ts'
+import { assertBulkAllowed, quoteUsage } from '../billing/metering.ts'
 import type { Db } from '../db/client.ts'
 import { insertMany } from '../db/bulk-insert.ts'
 import { bulkRequests, documents, signers } from '../db/schema.ts'
@@ -50,6 +50,7 @@ export async function bulkSend(
 ): Promise<BulkSendResult> {
   const startedAt = performance.now()
   const { db, config } = services
+  await assertBulkAllowed(db, principal, services.clock.now())
   const template = await findTemplateToSend(db, principal, input.template_id)
   if (template.roles.length !== 1 || template.roles[0] !== 0) {
     throw invalid(`Bulk-send needs a template with one signer (Party 1); "${template.name}" has fields for ${template.roles.length} parties.`)

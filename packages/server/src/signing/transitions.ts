@@ -19,10 +19,10 @@ import { assertOpen } from './signing-rules.ts'
 
 export const MAX_DECLINE_REASON = 500
 
-type SigningServices = Pick<Services, 'db' | 'clock' | 'mail' | 'blobs' | 'signedPdfs'>
+type SigningServices = Pick<Services, 'db' | 'clock' | 'mail' | 'blobs' | 'signedPdfs' | 'webhooks'>
 
 /** First open of the document: pending → viewed, and document.viewed. Later opens change nothing. */
-export async function markViewed(services: Pick<Services, 'db' | 'clock'>, context: SignerContext, meta: RequestMeta): Promise<void> {
+export async function markViewed(services: Pick<Services, 'db' | 'clock' | 'webhooks'>, context: SignerContext, meta: RequestMeta): Promise<void> {
   const now = services.clock.now()
   await services.db.transaction(async (tx) => {
     const state = await lockSignerState(tx, context)
@@ -32,6 +32,7 @@ export async function markViewed(services: Pick<Services, 'db' | 'clock'>, conte
     await tx.update(documents).set({ updatedAt: now }).where(eq(documents.id, state.document.id))
     await appendAuditEvents(tx, state.document, [{ type: 'document.viewed', occurredAt: now, ...actorOf(state.signer, meta) }])
   })
+  services.webhooks.kick()
 }
 
 /** The signer finishes: their entries are stored, they become `signed`, and the last one completes the document. */
@@ -74,6 +75,7 @@ export async function finishSigning(
     return completed ? 'completed' : 'sent'
   })
   if (documentStatus === 'completed') services.signedPdfs.kick()
+  services.webhooks.kick()
   return { status: 'signed', document_status: documentStatus }
 }
 
@@ -116,5 +118,6 @@ export async function declineSigning(
     )
   })
   services.mail.kick()
+  services.webhooks.kick()
   return { status: 'declined' }
 }

@@ -1,3 +1,4 @@
+import { assertTemplateAllowed } from '../billing/template-limit.ts'
 import type { Services } from '../services.ts'
 import { templates } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
@@ -29,6 +30,8 @@ export async function createTemplate(
   const fields = resolveFields(input.fields, pages)
   const roles = rolesOf(fields)
   const row = await services.db.transaction(async (tx) => {
+    // Free: one template per org (402 with upgrade_url), checked under the org row's lock.
+    await assertTemplateAllowed(tx, input.orgId)
     const pdfSha256 = await services.blobs.put(tx, input.pdf)
     const [inserted] = await tx
       .insert(templates)

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.ts'
 import type { Clock } from '../../src/adapters/clock.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
+import { RATE_LIMITS } from '../../src/http/rate-limit.ts'
 import { openDatabase } from '../../src/db/client.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { createServices, type RunningServices } from '../../src/services.ts'
@@ -30,6 +31,15 @@ export interface TestServer {
   close(): Promise<void>
 }
 
+/**
+ * Test servers count every request against its org's rate limits (the hook, its query and
+ * its headers run as in production) but with limits no suite reaches, so that suites may
+ * create many documents with one org. test/rate-limit.test.ts passes the real limits.
+ */
+export const UNREACHABLE_RATE_LIMITS = Object.values(RATE_LIMITS)
+  .map((policy) => `${policy.name}=1000000`)
+  .join(',')
+
 export async function startTestServer(options: { clock?: Clock; env?: NodeJS.ProcessEnv } = {}): Promise<TestServer> {
   const mail = await startMailCatcher()
   const scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL) : undefined
@@ -39,6 +49,7 @@ export async function startTestServer(options: { clock?: Clock; env?: NodeJS.Pro
     SMTP_URL: mail.url,
     MAIL_POLL_MS: '200',
     PUBLIC_URL: 'http://signet.test',
+    RATE_LIMITS: UNREACHABLE_RATE_LIMITS,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...options.env,
   })

@@ -4,6 +4,7 @@ import { bulkSend, MAX_BULK_RECIPIENTS } from '../../documents/bulk-send.ts'
 import { invalid } from '../../errors.ts'
 import type { Services } from '../../services.ts'
 import { principalOf } from '../auth.ts'
+import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
 import { ErrorBody, PaymentRequiredBody, withCommonErrors } from '../schemas.ts'
 import { Email, SignerName } from './documents.schemas.ts'
 
@@ -38,6 +39,7 @@ export const bulkSendRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
   app.post(
     '/documents/bulk-send',
     {
+      onRequest: rateLimit(services, RATE_LIMITS.bulkSend),
       bodyLimit: BULK_BODY_LIMIT,
       schema: {
         tags: ['Documents'],

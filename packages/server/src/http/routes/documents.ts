@@ -7,6 +7,7 @@ import { listDocuments } from '../../documents/list-documents.ts'
 import { voidDocument } from '../../documents/void-document.ts'
 import type { Services } from '../../services.ts'
 import { principalOf } from '../auth.ts'
+import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
 import { sendFile } from '../send-file.ts'
 import { invalid } from '../../errors.ts'
 import { DocumentIdParams, ErrorBody, PaymentRequiredBody, withCommonErrors } from '../schemas.ts'
@@ -39,6 +40,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
   app.post(
     '/documents',
     {
+      onRequest: rateLimit(services, RATE_LIMITS.create),
       schema: {
         tags,
         summary: 'Create a document from a template and send it',
@@ -56,6 +58,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
   app.get(
     '/documents',
     {
+      onRequest: rateLimit(services, RATE_LIMITS.listDocuments),
       schema: {
         tags,
         summary: 'List documents, newest first',
@@ -72,6 +75,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
   app.get(
     '/documents/:id',
     {
+      onRequest: rateLimit(services, RATE_LIMITS.readDocument),
       schema: {
         tags,
         summary: 'Read a document and its signers',
@@ -85,6 +89,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
   app.post(
     '/documents/:id/void',
     {
+      onRequest: rateLimit(services, RATE_LIMITS.void),
       schema: {
         tags,
         summary: 'Void a document that is out for signature',
@@ -103,14 +108,15 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
   )
 
   const downloads = [
-    { path: 'signed-file', summary: 'Download the flattened signed PDF', get: getSignedFile, type: 'application/pdf' as const },
-    { path: 'certificate', summary: 'Download the standalone seal certificate PDF', get: getCertificateFile, type: 'application/pdf' as const },
-    { path: 'badge', summary: 'Download the Verified Badge PNG', get: getBadgeImage, type: 'image/png' as const },
+    { path: 'signed-file', summary: 'Download the flattened signed PDF', get: getSignedFile, type: 'application/pdf' as const, limit: RATE_LIMITS.signedFile },
+    { path: 'certificate', summary: 'Download the standalone seal certificate PDF', get: getCertificateFile, type: 'application/pdf' as const, limit: RATE_LIMITS.certificate },
+    { path: 'badge', summary: 'Download the Verified Badge PNG', get: getBadgeImage, type: 'image/png' as const, limit: RATE_LIMITS.badge },
   ]
   for (const download of downloads) {
     app.get(
       `/documents/:id/${download.path}`,
       {
+        onRequest: rateLimit(services, download.limit),
         schema: {
           tags,
           summary: download.summary,

@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import type { Services } from '../../services.ts'
 import { listTemplates } from '../../templates/list-templates.ts'
 import { principalOf } from '../auth.ts'
+import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
 import { ErrorBody, Offset, Timestamp, withCommonErrors } from '../schemas.ts'
 
 const Template = Type.Object(
@@ -34,6 +35,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
   app.get(
     '/templates',
     {
+      onRequest: rateLimit(services, RATE_LIMITS.listTemplates),
       schema: {
         tags: ['Templates'],
         summary: 'List templates, newest first',

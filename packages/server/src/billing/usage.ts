@@ -1,0 +1,67 @@
+import { and, eq, sql } from 'drizzle-orm'
+import type { Db } from '../db/client.ts'
+import { usageEvents, type Plan } from '../db/schema.ts'
+import { invalid } from '../errors.ts'
+import { requireOrg } from '../orgs/orgs.ts'
+import { PERIOD_PATTERN, PLAN_RULES } from './plans.ts'
+
+/** An org's metered usage in one calendar month, and what is left of it. */
+export interface UsageReport {
+  org_id: string
+  plan: Plan
+  /** 'YYYY-MM' (UTC). */
+  period: string
+  /** Units the plan includes per month (on Business: for bulk and agent-tool sends; REST is unlimited). */
+  included_allowance: number
+  included_used: number
+  included_remaining: number
+  /** Units paid with pack credits in this period. */
+  credits_used: number
+  /** Credits left now (they never expire). */
+  credit_balance: number
+  billable_units: number
+  unit_price_cents: number
+  /** What the billable units of this period cost. */
+  amount_cents: number
+  /** Unmetered units (Business REST sends and seals), recorded for the record. */
+  unlimited_units: number
+  spend_cap_cents: number | null
+  /** Billable spend left under the cap this period; null = no cap. */
+  spend_cap_remaining_cents: number | null
+}
+
+const periodPattern = new RegExp(PERIOD_PATTERN)
+
+export async function usageReport(db: Db, orgId: string, period: string): Promise<UsageReport> {
+  if (!periodPattern.test(period)) throw invalid('period must be a calendar month, YYYY-MM (e.g. 2025-03).')
+  const org = await requireOrg(db, orgId)
+  const rows = await db
+    .select({
+      billing: usageEvents.billing,
+      units: sql<number>`count(*)`.mapWith(Number),
+      cents: sql<number>`coalesce(sum(${usageEvents.unitPriceCents}), 0)`.mapWith(Number),
+    })
+    .from(usageEvents)
+    .where(and(eq(usageEvents.orgId, orgId), eq(usageEvents.period, period)))
+    .groupBy(usageEvents.billing)
+  const by = (billing: string) => rows.find((r) => r.billing === billing) ?? { units: 0, cents: 0 }
+  const rules = PLAN_RULES[org.plan]
+  const included = by('included').units
+  const amount = by('billable').cents
+  return {
+    org_id: orgId,
+    plan: org.plan,
+    period,
+    included_allowance: rules.includedPerMonth,
+    included_used: included,
+    included_remaining: Math.max(0, rules.includedPerMonth - included),
+    credits_used: by('credit').units,
+    credit_balance: org.creditBalance,
+    billable_units: by('billable').units,
+    unit_price_cents: rules.unitPriceCents,
+    amount_cents: amount,
+    unlimited_units: by('unlimited').units,
+    spend_cap_cents: org.spendCapCents,
+    spend_cap_remaining_cents: org.spendCapCents === null ? null : Math.max(0, org.spendCapCents - amount),
+  }
+}

@@ -1,0 +1,161 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { invalid } from '../../errors.ts'
+import type { Services } from '../../services.ts'
+import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
+import { listDeliveries, redeliverWebhook } from '../../webhooks/deliveries.ts'
+import {
+  deleteWebhookEndpoint,
+  listWebhookEndpoints,
+  registerWebhookEndpoint,
+  rotateWebhookSecret,
+  setWebhookEnabled,
+} from '../../webhooks/endpoints.ts'
+import { principalOf } from '../auth.ts'
+import { ErrorBody, PaymentRequiredBody, withCommonErrors } from '../schemas.ts'
+import {
+  CreateWebhookBody,
+  DeletedResult,
+  DeliveryList,
+  DeliveryParams,
+  ListDeliveriesQuery,
+  Redelivery,
+  UpdateWebhookBody,
+  WebhookCreated,
+  WebhookEndpoint,
+  WebhookIdParams,
+  WebhookList,
+  WebhookSecret,
+} from './webhooks.schemas.ts'
+
+const tags = ['Webhooks']
+
+const upgrade = { ...PaymentRequiredBody, description: 'Webhooks need the Pro plan or higher (body has upgrade: true)' }
+const noEndpoint = { ...ErrorBody, description: 'No such webhook endpoint in this org' }
+
+/** A JSON schema cannot say "no body" (an absent body is not a JSON value), so the route checks it. */
+function rejectAnyBody(body: unknown): void {
+  const empty = body === undefined || body === null || (typeof body === 'object' && Object.keys(body).length === 0)
+  if (!empty) throw invalid('This endpoint takes no request body.')
+}
+
+/**
+ * Outbound webhooks (Pro and higher): endpoints with their signing secrets, and each
+ * endpoint's delivery log with manual redelivery. Reads and delete work on every plan,
+ * so an org that moved below Pro can still see and remove what it registered.
+ */
+export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  // Every management route shares one per-org budget.
+  app.addHook('onRequest', rateLimit(services, RATE_LIMITS.webhooks))
+  const { db } = services
+
+  app.post(
+    '/webhooks',
+    {
+      schema: {
+        tags,
+        summary: 'Register a webhook endpoint (its secret is shown only in this response)',
+        body: CreateWebhookBody,
+        response: withCommonErrors({
+          201: WebhookCreated,
+          400: { ...ErrorBody, description: 'Invalid body, or a URL that is not http(s), has credentials, or reaches a non-public address' },
+          402: upgrade,
+          409: { ...ErrorBody, description: 'The URL is already registered, or the org has the most endpoints allowed (20)' },
+        }),
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await registerWebhookEndpoint(services, { orgId: principalOf(request).orgId, url: request.body.url })),
+  )
+
+  app.get(
+    '/webhooks',
+    { schema: { tags, summary: 'List webhook endpoints, newest first', response: withCommonErrors({ 200: WebhookList }) } },
+    async (request) => listWebhookEndpoints(db, principalOf(request).orgId),
+  )
+
+  app.patch(
+    '/webhooks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Enable or disable a webhook endpoint',
+        params: WebhookIdParams,
+        body: UpdateWebhookBody,
+        response: withCommonErrors({ 200: WebhookEndpoint, 400: { ...ErrorBody, description: 'Invalid body' }, 402: upgrade, 404: noEndpoint }),
+      },
+    },
+    async (request) => setWebhookEnabled(services, principalOf(request).orgId, request.params.id, request.body.enabled),
+  )
+
+  app.delete(
+    '/webhooks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a webhook endpoint; its queued deliveries are given up',
+        params: WebhookIdParams,
+        response: withCommonErrors({ 200: DeletedResult, 400: { ...ErrorBody, description: 'A request body was sent' }, 404: noEndpoint }),
+      },
+    },
+    async (request) => {
+      rejectAnyBody(request.body)
+      return deleteWebhookEndpoint(services, principalOf(request).orgId, request.params.id)
+    },
+  )
+
+  app.post(
+    '/webhooks/:id/rotate-secret',
+    {
+      schema: {
+        tags,
+        summary: 'Replace the signing secret (at once; the new one is shown only in this response)',
+        params: WebhookIdParams,
+        response: withCommonErrors({ 200: WebhookSecret, 400: { ...ErrorBody, description: 'A request body was sent' }, 402: upgrade, 404: noEndpoint }),
+      },
+    },
+    async (request) => {
+      rejectAnyBody(request.body)
+      return rotateWebhookSecret(services, principalOf(request).orgId, request.params.id)
+    },
+  )
+
+  app.get(
+    '/webhooks/:id/deliveries',
+    {
+      schema: {
+        tags,
+        summary: "An endpoint's delivery log, newest first",
+        params: WebhookIdParams,
+        querystring: ListDeliveriesQuery,
+        response: withCommonErrors({ 200: DeliveryList, 400: { ...ErrorBody, description: 'Invalid query parameter' }, 404: noEndpoint }),
+      },
+    },
+    async (request) => {
+      const { limit = 20, offset = 0 } = request.query
+      return listDeliveries(db, principalOf(request).orgId, request.params.id, { limit, offset })
+    },
+  )
+
+  app.post(
+    '/webhooks/:id/deliveries/:deliveryId/redeliver',
+    {
+      schema: {
+        tags,
+        summary: 'Send a delivery again (same body and webhook-id, up to two new attempts)',
+        params: DeliveryParams,
+        response: withCommonErrors({
+          202: Redelivery,
+          400: { ...ErrorBody, description: 'A request body was sent' },
+          402: upgrade,
+          404: { ...ErrorBody, description: 'No such endpoint or delivery in this org' },
+          409: { ...ErrorBody, description: 'The delivery is already queued, or the endpoint is disabled' },
+        }),
+      },
+    },
+    async (request, reply) => {
+      rejectAnyBody(request.body)
+      const { id, deliveryId } = request.params
+      return reply.status(202).send(await redeliverWebhook(services, principalOf(request).orgId, id, deliveryId))
+    },
+  )
+}

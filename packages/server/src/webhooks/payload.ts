@@ -1,0 +1,44 @@
+// Type-only: audit-trail.ts imports this module (through enqueue.ts), so a value import would be circular.
+import type { WEBHOOK_EVENT_TYPES } from '../audit/audit-trail.ts'
+import type { DocumentStatus } from '../db/schema.ts'
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
+
+/*
+ * The document's status at the moment of each event: a view or a signature happens
+ * while the document is out for signature (a last signature's completion is its own
+ * event), so reading the row later could only report something newer.
+ */
+const STATUS_AT_EVENT: Record<WebhookEventType, DocumentStatus> = {
+  'document.viewed': 'sent',
+  'document.signed': 'sent',
+  'document.completed': 'completed',
+  'document.declined': 'declined',
+}
+
+export const isWebhookEvent = (type: string): type is WebhookEventType => Object.hasOwn(STATUS_AT_EVENT, type)
+
+export interface WebhookPayloadInput {
+  event: WebhookEventType
+  occurredAt: Date
+  documentId: string
+  title: string
+  signer: { email: string; name: string | null } | null
+}
+
+/**
+ * The raw JSON body of a delivery, keys in the spec's order (`event, occurred_at,
+ * document_id, title, status, signer`). It is built once, stored, signed and sent byte
+ * for byte, so a retry or a redelivery carries exactly the same body. `signer` is left
+ * out on document.completed; its `name` is null when the sender gave none.
+ */
+export function webhookPayload(input: WebhookPayloadInput): string {
+  return JSON.stringify({
+    event: input.event,
+    occurred_at: input.occurredAt.toISOString(),
+    document_id: input.documentId,
+    title: input.title,
+    status: STATUS_AT_EVENT[input.event],
+    ...(input.event !== 'document.completed' && input.signer ? { signer: { email: input.signer.email, name: input.signer.name } } : {}),
+  })
+}
