@@ -1,5 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Principal } from '../api-keys/api-keys.ts'
+import { insertMany } from '../db/bulk-insert.ts'
 import type { Db } from '../db/client.ts'
 import { orgs, usageEvents, type Plan } from '../db/schema.ts'
 import { AppError } from '../errors.ts'
@@ -166,7 +167,9 @@ export async function quoteUsage(tx: Db, principal: Principal, request: UsageReq
       }
       const billings = units.slice(recorded, recorded + documentIds.length)
       recorded += documentIds.length
-      await tx.insert(usageEvents).values(
+      await insertMany(
+        tx,
+        usageEvents,
         documentIds.map((documentId, i) => {
           const billing = billings[i] ?? 'included'
           return {
