@@ -9,17 +9,14 @@ import { AppError } from '../src/errors.ts'
 import { bodyOf, expectError, fieldsForRoles, postDocument, setupOrg, uniqueEmail, type Json, type TestOrg } from './helpers/api.ts'
 import { insertDocuments } from './helpers/documents.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
+import { movableClock } from './helpers/clock.ts'
 
 /**
  * Plans and metering (issue 4), over real HTTP and the real database. A settable clock
  * places each test in its own calendar month, so month boundaries are crossed on purpose.
  */
 
-let offsetMs = 0
-const clock = { now: () => new Date(Date.now() + offsetMs) }
-const setNow = (iso: string) => {
-  offsetMs = Date.parse(iso) - Date.now()
-}
+const { clock, setNow } = movableClock()
 
 let server: TestServer
 beforeAll(async () => {

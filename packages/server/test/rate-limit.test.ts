@@ -11,17 +11,14 @@ import { makePdf } from './helpers/pdf.ts'
 import { createScratchDatabase } from './helpers/postgres.ts'
 import { cleanUpProcesses, makeTempDir, startServer, STARTUP_TIMEOUT_MS, type ServerProcess } from './helpers/processes.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
+import { movableClock } from './helpers/clock.ts'
 
 /**
  * Per-org rate limits: fixed one-hour windows aligned to the UTC hour, counted in the
  * database. A settable clock moves through windows without waiting.
  */
 
-let offsetMs = 0
-const clock = { now: () => new Date(Date.now() + offsetMs) }
-const setNow = (iso: string) => {
-  offsetMs = Date.parse(iso) - Date.now()
-}
+const { clock, setNow } = movableClock()
 
 let server: TestServer
 beforeAll(async () => {

@@ -3,14 +3,11 @@ import { readAuditTrail } from '../src/audit/audit-trail.ts'
 import { expireDueDocuments } from '../src/signing/expiry.ts'
 import { bodyOf, expectError, setupOrg, type Json, type TestOrg } from './helpers/api.ts'
 import { sendForSigning, valuesFor, type SignerClient } from './helpers/signing.ts'
+import { movableClock } from './helpers/clock.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
 /** A clock the tests move forward: codes, cool-downs and expiry are checked without waiting. */
-let offsetMs = 0
-const clock = { now: () => new Date(Date.now() + offsetMs) }
-const advance = (ms: number) => {
-  offsetMs += ms
-}
+const { clock, advance } = movableClock()
 
 let server: TestServer
 let org: TestOrg

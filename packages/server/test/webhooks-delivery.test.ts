@@ -9,6 +9,7 @@ import { bodyOf, setupOrg, type Json, type TestOrg } from './helpers/api.ts'
 import { sendForSigning, valuesFor, type SignerClient } from './helpers/signing.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 import { startWebhookReceiver, verifyServiceSignature, verifyStandardSignature, type ReceivedWebhook, type WebhookReceiver } from './helpers/webhook-receiver.ts'
+import type { DeliveryView } from '../src/webhooks/deliveries.ts'
 
 /*
  * Real deliveries: a real signing run on a real server, POSTed to real HTTP receivers on
@@ -31,19 +32,7 @@ interface Endpoint {
   url: string
   secret: string
 }
-interface LoggedDelivery {
-  id: string
-  event: string
-  document_id: string | null
-  status: 'pending' | 'delivered' | 'failed'
-  attempts: number
-  response_code: number | null
-  latency_ms: number | null
-  error: string | null
-  created_at: string
-  delivered_at: string | null
-  attempt_log: { at: string; status_code: number | null; latency_ms: number; error: string | null }[]
-}
+type LoggedDelivery = DeliveryView
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
