@@ -21,16 +21,18 @@ export interface PlanRules {
   unlimitedRest: boolean
   /** How many templates an org may have; null = unlimited. */
   maxTemplates: number | null
+  /** Outbound webhooks (Pro and higher). */
+  webhooks: boolean
 }
 
 /** The price of one billable document on Pro, Team and Business (the original's 0.20 USD). */
 export const UNIT_PRICE_CENTS = 20
 
 export const PLAN_RULES: Record<Plan, PlanRules> = {
-  free: { includedPerMonth: 3, overage: 'credits', unitPriceCents: 0, bulkSend: false, unlimitedRest: false, maxTemplates: 1 },
-  pro: { includedPerMonth: 100, overage: 'billable', unitPriceCents: UNIT_PRICE_CENTS, bulkSend: false, unlimitedRest: false, maxTemplates: null },
-  team: { includedPerMonth: 100, overage: 'billable', unitPriceCents: UNIT_PRICE_CENTS, bulkSend: true, unlimitedRest: false, maxTemplates: null },
-  business: { includedPerMonth: 100, overage: 'billable', unitPriceCents: UNIT_PRICE_CENTS, bulkSend: true, unlimitedRest: true, maxTemplates: null },
+  free: { includedPerMonth: 3, overage: 'credits', unitPriceCents: 0, bulkSend: false, unlimitedRest: false, maxTemplates: 1, webhooks: false },
+  pro: { includedPerMonth: 100, overage: 'billable', unitPriceCents: UNIT_PRICE_CENTS, bulkSend: false, unlimitedRest: false, maxTemplates: null, webhooks: true },
+  team: { includedPerMonth: 100, overage: 'billable', unitPriceCents: UNIT_PRICE_CENTS, bulkSend: true, unlimitedRest: false, maxTemplates: null, webhooks: true },
+  business: { includedPerMonth: 100, overage: 'billable', unitPriceCents: UNIT_PRICE_CENTS, bulkSend: true, unlimitedRest: true, maxTemplates: null, webhooks: true },
 }
 
 /** A one-time credit pack: 25 metered units on the Free plan, never expiring, USD 5. */

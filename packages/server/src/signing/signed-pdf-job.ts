@@ -77,8 +77,8 @@ export function startSignedPdfRenderer(deps: JobDeps & { pollMs: number }): Back
   return startBackgroundLoop({ name: 'signed PDF renderer', pollMs: deps.pollMs, logger: deps.logger, work })
 }
 
-/** Renders, stores and announces one document's signed PDF. Exported for the benchmark. */
-export async function produceSignedPdf(deps: JobDeps, documentId: string): Promise<void> {
+/** Renders, stores and announces one document's signed PDF. */
+async function produceSignedPdf(deps: JobDeps, documentId: string): Promise<void> {
   const { db, blobs, clock } = deps
   const [document] = await db
     .select({ id: documents.id, orgId: documents.orgId, title: documents.title, completedAt: documents.completedAt, orgName: orgs.name, template: templates })
@@ -150,7 +150,6 @@ async function toRendered(blobs: BlobStore, stored: StoredFieldValue): Promise<R
     }
     case 'date':
     case 'text':
-      return stored
     case 'checkbox':
       return stored
   }

@@ -1,5 +1,6 @@
 import type { Services } from '../services.ts'
-import { readPageSizes } from '../templates/pdf-pages.ts'
+import type { BlobStore } from '../adapters/blob-store.ts'
+import { readPageSizes, type PageSize } from '../templates/pdf-pages.ts'
 import { maskEmail } from './email-code.ts'
 import { fieldsOf, type SignerContext } from './signer-context.ts'
 import { closureOf, type Closure } from './signing-rules.ts'
@@ -21,18 +22,34 @@ export async function renderSigningView(
   const { document, signer } = context
   if (!options.hasAccess) return codePage({ token: options.token, title: document.title, orgName: context.orgName, maskedEmail: maskEmail(signer.email) })
 
-  const original = await services.blobs.get(context.template.pdfSha256)
-  if (!original) throw new Error(`template PDF ${context.template.pdfSha256} is missing`)
   return signingPage({
     token: options.token,
     title: document.title,
     orgName: context.orgName,
     signer: { name: signer.name, email: signer.email },
-    pages: await readPageSizes(original),
+    pages: await pageSizesOf(services.blobs, context.template.pdfSha256),
     fields: fieldsOf(context),
     today: now.toISOString().slice(0, 10),
     expiresAt: document.expiresAt?.toISOString() ?? null,
   })
+}
+
+/**
+ * Page sizes by the PDF's SHA-256: a blob never changes, so each template's PDF is read and
+ * parsed once per process rather than on every view of every signing page.
+ */
+const pageSizeCache = new Map<string, PageSize[]>()
+const PAGE_SIZE_CACHE_LIMIT = 500
+
+async function pageSizesOf(blobs: BlobStore, sha256: string): Promise<PageSize[]> {
+  const cached = pageSizeCache.get(sha256)
+  if (cached) return cached
+  const pdf = await blobs.get(sha256)
+  if (!pdf) throw new Error(`template PDF ${sha256} is missing`)
+  const sizes = await readPageSizes(pdf)
+  if (pageSizeCache.size >= PAGE_SIZE_CACHE_LIMIT) pageSizeCache.clear()
+  pageSizeCache.set(sha256, sizes)
+  return sizes
 }
 
 function closedPage(closure: Closure, context: SignerContext, options: { token: string; hasAccess: boolean }): StatusPageModel {

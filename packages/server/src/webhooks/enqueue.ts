@@ -24,7 +24,7 @@ export async function enqueueWebhookDeliveries(tx: Db, events: (typeof auditEven
         inArray(webhookEndpoints.orgId, orgIds),
         eq(webhookEndpoints.enabled, true),
         isNull(webhookEndpoints.deletedAt),
-        inArray(orgs.plan, [...WEBHOOK_PLANS]),
+        inArray(orgs.plan, WEBHOOK_PLANS),
       ),
     )
   if (endpoints.length === 0) return

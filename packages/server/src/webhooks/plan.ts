@@ -1,10 +1,11 @@
-import type { Plan } from '../db/schema.ts'
+import { PLAN_RULES } from '../billing/plans.ts'
+import { PLANS, type Plan } from '../db/schema.ts'
 import { AppError } from '../errors.ts'
 
-/** The plans with webhooks (spec: "Pro and higher"). */
-export const WEBHOOK_PLANS = ['pro', 'team', 'business'] as const satisfies readonly Plan[]
+/** The plans with webhooks (spec: "Pro and higher"), from the one plan table. */
+export const WEBHOOK_PLANS: Plan[] = PLANS.filter((plan) => PLAN_RULES[plan].webhooks)
 
-export const hasWebhooks = (plan: Plan): boolean => (WEBHOOK_PLANS as readonly Plan[]).includes(plan)
+const hasWebhooks = (plan: Plan): boolean => PLAN_RULES[plan].webhooks
 
 /** 402 with `upgrade: true` (the spec's body for a feature above the org's plan). */
 export function assertWebhookPlan(plan: Plan): void {
