@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { TemplateField } from '../src/db/schema.ts'
 import { renderSignedPdf, type CertificateDetails, type RenderedFieldValue, type SignedPdfInput } from '../src/signing/signed-pdf.ts'
 import { makePdf } from './helpers/pdf.ts'
-import { haveTools } from './helpers/tools.ts'
+import { haveTools } from '../../../test-support/tools.ts'
 import { PNG_SIGNATURE, pngChunk } from './helpers/png.ts'
 
 // ---- inputs -------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bodyOf, setupOrg, uniqueEmail, type Json, type TestOrg } from './helpers/api.ts'
 import { richFields } from './helpers/signing.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
-import { chromiumPath, haveTools } from './helpers/tools.ts'
+import { chromiumPath, haveTools } from '../../../test-support/tools.ts'
 
 /*
  * Real signers in a real browser (Debian's Chromium driven by playwright-core): links
