@@ -97,7 +97,7 @@ export async function measureCompletion(backend: Backend, runs = 50): Promise<Co
       const t0 = performance.now()
       const result = await finishSigning(services, last, valuesFor(1), meta)
       const t1 = performance.now()
-      await services.signedPdfs.drain()
+      await services.finalPdfs.drain()
       const t2 = performance.now()
       const [stored] = await services.db.select({ sha: documents.signedPdfSha256 }).from(documents).where(eq(documents.id, created.id))
       if (result.document_status !== 'completed' || !stored?.sha) throw new Error('the document was not completed and rendered')

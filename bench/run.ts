@@ -9,9 +9,11 @@
  *   BENCH_CONNECTIONS  concurrent keep-alive connections (default 10)
  *   BENCH_PIPELINING   requests in flight per connection (default 1)
  *   BENCH_BACKENDS     comma-separated subset of pglite,postgres (default both)
- *   BENCH_SUITES       comma-separated subset of http,completion,bulk (default all)
+ *   BENCH_SUITES       comma-separated subset of http,completion,bulk,seal (default all)
  *   BENCH_BULK         recipients in the bulk-send request (default 10000)
  *   BENCH_RUNS         documents measured by the completion suite (default 50)
+ *   BENCH_SEAL_RUNS    seals measured by the seal suite (default 20)
+ *   BENCH_VERIFY_MB    size of the PDF the seal suite verifies (default 50)
  *   BENCH_OUTPUT       markdown file to update (default docs/benchmarks.md; "-" to skip)
  *   BENCH_QUIET_WAIT   seconds to wait, before each case, for other load on the machine to stop (default 60)
  *   LOG_LEVEL          the servers' log level (default warn, see "Method")
@@ -20,6 +22,7 @@
 import { fileURLToPath } from 'node:url'
 import { measureBulkSend, type BulkBenchResult } from './bulk.ts'
 import { measureCompletion } from './completion.ts'
+import { measureSeal, measureVerify } from './seal.ts'
 import { measure, waitForQuiet, type CaseResult, type LoadSpec } from './loadgen.ts'
 import { machineFacts, markdownTable, writeSection, type Row } from './report.ts'
 import { redactUrl, scratchPostgres, startBare, startSignet, type Backend, type LogLevel } from './targets.ts'
@@ -47,7 +50,7 @@ const logLevel = (process.env.LOG_LEVEL || 'warn') as LogLevel
 const databaseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL
 const backends = (process.env.BENCH_BACKENDS || 'pglite,postgres').split(',').map((b) => b.trim())
 for (const b of backends) if (b !== 'pglite' && b !== 'postgres') throw new Error(`BENCH_BACKENDS: unknown backend "${b}"`)
-const SUITES = ['http', 'completion', 'bulk']
+const SUITES = ['http', 'completion', 'bulk', 'seal']
 const suites = (process.env.BENCH_SUITES || SUITES.join(',')).split(',').map((b) => b.trim())
 for (const s of suites) if (!SUITES.includes(s)) throw new Error(`BENCH_SUITES: unknown suite "${s}"`)
 const bulkRecipients = intEnv('BENCH_BULK', 10_000, 1)
@@ -56,6 +59,11 @@ const BULK_TARGET_PER_SECOND = 1000
 const completionRuns = intEnv('BENCH_RUNS', 50, 1)
 /** The signing issue's target: completion → signed PDF stored, median, in milliseconds. */
 const COMPLETION_TARGET_MS = 100
+const sealRuns = intEnv('BENCH_SEAL_RUNS', 20, 1)
+const verifyMegabytes = intEnv('BENCH_VERIFY_MB', 50, 1)
+/** The seal issue's targets: seal a 10-page PDF ≤ 150 ms (median); verify ≥ 50% of openssl's hashing speed, and faster than pdfsig. */
+const SEAL_TARGET_MS = 150
+const VERIFY_TARGET_OF_OPENSSL = 0.5
 const output = process.env.BENCH_OUTPUT ?? fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url))
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`)
@@ -99,7 +107,10 @@ async function runCase(label: string, load: LoadSpec): Promise<CaseResult> {
 
 /** The command as typed, with the environment that shaped it. */
 function commandLine(): string {
-  const names = ['BENCH_DURATION', 'BENCH_WARMUP', 'BENCH_CONNECTIONS', 'BENCH_PIPELINING', 'BENCH_BACKENDS', 'BENCH_SUITES', 'BENCH_RUNS', 'BENCH_BULK', 'LOG_LEVEL', 'DATABASE_URL']
+  const names = [
+    'BENCH_DURATION', 'BENCH_WARMUP', 'BENCH_CONNECTIONS', 'BENCH_PIPELINING', 'BENCH_BACKENDS', 'BENCH_SUITES', 'BENCH_RUNS', 'BENCH_BULK',
+    'BENCH_SEAL_RUNS', 'BENCH_VERIFY_MB', 'LOG_LEVEL', 'DATABASE_URL',
+  ]
   const env = names.filter((n) => process.env[n]).map((n) => `${n}=${n === 'DATABASE_URL' ? redactUrl(process.env[n] ?? '') : process.env[n]}`)
   return [...env, 'npm run bench'].join(' ')
 }
@@ -179,6 +190,48 @@ async function completionSuite(): Promise<void> {
   ].join('\n')
   process.stdout.write(`\n${body}\n`)
   if (output !== '-') writeSection(output, 'completion', body)
+}
+
+async function sealSuite(): Promise<void> {
+  await waitForQuiet(quietWaitSeconds, DISTURBED_PCT)
+  log(`seal: ${sealRuns} seals of a ${10}-page PDF…`)
+  const seal = await measureSeal(sealRuns)
+  log(`seal: median ${seal.seal_median_ms} ms; verifying a ${verifyMegabytes} MB sealed PDF…`)
+  const verify = await measureVerify(verifyMegabytes, 5)
+  const mbPerSecond = (ms: number | null) => (ms === null ? 'n/a' : `${Math.round((verify.file_mb * 1000) / ms)} MB/s`)
+  const ofOpenssl = verify.openssl_median_ms / verify.verify_median_ms
+  const cliOfOpenssl = verify.openssl_median_ms / verify.cli_median_ms
+  const fasterThanPdfsig = verify.pdfsig_median_ms === null ? null : verify.pdfsig_median_ms / verify.cli_median_ms
+  const met = (ok: boolean) => (ok ? 'met' : 'NOT met')
+  const body = [
+    `## Seal and verify`,
+    ``,
+    `- Command: \`${commandLine()}\`${suites.length > 1 ? ' (this section alone: `BENCH_SUITES=seal npm run bench`)' : ''}`,
+    `- Date: ${new Date().toISOString()}`,
+    machineLine(),
+    `- **Seal**: the default instance (generated ECDSA P-256 seal key, built-in RFC 3161 authority) seals a ${seal.pages}-page PDF at PAdES B-T (\`sealer.seal\`: load, CAdES signature, time-stamp token, incremental save), ${sealRuns} runs after 3 warm-ups, in-process. "Whole request" is \`requestSeal\` with certificate_mode both: metering and storage in a transaction, certificate page appended, the file and the standalone certificate both sealed and stored (in-memory PGlite).`,
+    `- **Verify**: a ${verify.file_mb} MB sealed PDF (one page and an incompressible attachment) in the temp directory, page cache warm; median of ${verify.runs} runs each of: \`verifyPdf\` in-process (file read included), the \`signet-verify\` CLI as a process, \`openssl dgst -sha256\` (the floor: only hashing the file) and \`pdfsig -no-ocsp\`. Verdict: \`${verify.verdict}\` (no trust anchor given).`,
+    ``,
+    `| Seal (${seal.pages} pages) | median ms | p95 ms |`,
+    `|---|---:|---:|`,
+    `| \`sealer.seal\` | **${seal.seal_median_ms}** | ${seal.seal_p95_ms} |`,
+    `| whole self-seal request (mode both) | ${seal.request_median_ms} | ${seal.request_p95_ms} |`,
+    ``,
+    `| Verify ${verify.file_mb} MB | median ms | throughput |`,
+    `|---|---:|---:|`,
+    `| \`verifyPdf\` (in-process) | **${verify.verify_median_ms}** | ${mbPerSecond(verify.verify_median_ms)} |`,
+    `| \`signet-verify\` CLI (process) | ${verify.cli_median_ms} | ${mbPerSecond(verify.cli_median_ms)} |`,
+    `| \`openssl dgst -sha256\` | ${verify.openssl_median_ms} | ${mbPerSecond(verify.openssl_median_ms)} |`,
+    `| \`pdfsig -no-ocsp\` | ${verify.pdfsig_median_ms ?? 'n/a'} | ${mbPerSecond(verify.pdfsig_median_ms)} |`,
+    ``,
+    `**Target (seal ≤ ${SEAL_TARGET_MS} ms, median): ${met(seal.seal_median_ms <= SEAL_TARGET_MS)}** — ${seal.seal_median_ms} ms.`,
+    ``,
+    `**Target (verify at ≥ ${VERIFY_TARGET_OF_OPENSSL * 100}% of openssl's hashing speed): ${met(ofOpenssl >= VERIFY_TARGET_OF_OPENSSL)}** — in-process ${Math.round(ofOpenssl * 100)}%, CLI ${Math.round(cliOfOpenssl * 100)}% (Node's start-up included).`,
+    ``,
+    `**Target (faster than pdfsig): ${fasterThanPdfsig === null ? 'not measured (pdfsig missing)' : `${met(fasterThanPdfsig > 1)}** — the CLI takes ${Math.round(100 / fasterThanPdfsig)}% of pdfsig's time`}${fasterThanPdfsig === null ? '**' : ''}.`,
+  ].join('\n')
+  process.stdout.write(`\n${body}\n`)
+  if (output !== '-') writeSection(output, 'seal', body)
 }
 
 async function main(): Promise<void> {
@@ -296,3 +349,4 @@ async function main(): Promise<void> {
 if (suites.includes('http')) await main()
 if (suites.includes('completion')) await completionSuite()
 if (suites.includes('bulk')) await bulkSuite()
+if (suites.includes('seal')) await sealSuite()

@@ -9,9 +9,11 @@ import { installErrorHandler, routingErrorHandler } from './http/error-handler.t
 import { bulkSendRoutes } from './http/routes/bulk-send.ts'
 import { billingPageRoutes, billingRoutes } from './http/routes/billing.ts'
 import { documentRoutes } from './http/routes/documents.ts'
+import { sealRoutes } from './http/routes/seals.ts'
 import { signingAssetRoutes } from './http/routes/signing-assets.ts'
 import { signingRoutes } from './http/routes/signing.ts'
 import { templateRoutes } from './http/routes/templates.ts'
+import { verifyRoutes } from './http/routes/verify.ts'
 import { webhookRoutes } from './http/routes/webhooks.ts'
 import { coercingAjv, strictAjv } from './lib/validation.ts'
 import type { Services } from './services.ts'
@@ -32,7 +34,11 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   // JSON bodies are validated without coercion; query strings and paths arrive as text.
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema))
+  // Binary bodies (a PDF upload) are admitted by their route's content-type parser; there is nothing for Ajv to check.
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart === 'body' && (schema as { format?: string }).format === 'binary') return () => true
+    return (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema)
+  })
 
   // JSON only: an empty body (e.g. a bare POST …/void) is "no body", anything else must parse.
   const parseJson = app.getDefaultJsonParser('error', 'error')
@@ -72,6 +78,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(templateRoutes, { services })
       await api.register(webhookRoutes, { services })
       await api.register(billingRoutes, { services })
+      await api.register(sealRoutes, { services })
     },
     { prefix: '/api/v1' },
   )
@@ -83,6 +90,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(signingRoutes, { services })
   await app.register(signingAssetRoutes)
   await app.register(billingPageRoutes)
+  await app.register(verifyRoutes, { services })
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger())
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' })

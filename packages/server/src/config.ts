@@ -34,6 +34,16 @@ export interface Config {
    * off; `perHour` overrides the built-in limit of a named policy (RATE_LIMITS=create=5,read-document=1000).
    */
   rateLimits: { enabled: boolean; perHour: Record<string, number> }
+  /** A PKCS#12 file with the seal key and its certificate chain; absent: the instance PKI generated on first start. */
+  sealP12: { path: string; password: string } | undefined
+  /**
+   * RFC 3161 time-stamp authorities, tried in order. The entry `local` is this instance's
+   * built-in authority (its own key, certified by the instance root): the default, so a
+   * fresh instance seals offline, and a last resort after third-party URLs.
+   */
+  tsaUrls: string[]
+  /** How long one TSA may take to answer before the next is tried (ms). */
+  tsaTimeoutMs: number
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -61,6 +71,21 @@ function parseRateLimits(raw: string | undefined, problems: string[]): Config['r
     limits.perHour[match[1]] = perHour
   }
   return limits
+}
+
+/** TSA_URL: comma-separated http(s) URLs and/or `local`; default `local`. */
+function parseTsaUrls(raw: string | undefined, problems: string[]): string[] {
+  if (raw === undefined || raw.trim() === '') return ['local']
+  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean)
+  for (const entry of entries) {
+    if (entry === 'local') continue
+    try {
+      if (!['http:', 'https:'].includes(new URL(entry).protocol)) problems.push(`TSA_URL entries must be http(s) URLs or "local" (got "${entry}")`)
+    } catch {
+      problems.push(`TSA_URL entries must be http(s) URLs or "local" (got "${entry}")`)
+    }
+  }
+  return entries
 }
 
 function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
@@ -121,6 +146,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true',
     bulkBudgetMs: integer('BULK_BUDGET_MS', 60_000, 100, 60_000),
     rateLimits: parseRateLimits(env.RATE_LIMITS, problems),
+    sealP12: env.SEAL_P12 ? { path: resolve(env.SEAL_P12), password: env.SEAL_P12_PASSWORD ?? '' } : undefined,
+    tsaUrls: parseTsaUrls(env.TSA_URL, problems),
+    tsaTimeoutMs: integer('TSA_TIMEOUT_MS', 10_000, 100, 120_000),
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return config

@@ -7,12 +7,15 @@ import { logMailer, smtpMailer } from './adapters/mailer.ts'
 import { PRINCIPALS_CHANGED_CHANNEL, PrincipalCache } from './api-keys/principal-cache.ts'
 import type { Config } from './config.ts'
 import type { Database, Db } from './db/client.ts'
+import { startFinalPdfJob } from './documents/final-pdf-job.ts'
 import type { Logger } from './lib/logger.ts'
 import { startBackgroundLoop, type BackgroundLoop } from './lib/background-loop.ts'
 import type { MailDispatcher } from './mail/outbox.ts'
 import { startMailDispatcher } from './mail/outbox.ts'
+import { loadSealer } from './seal/instance-seal.ts'
+import type { Sealer } from './seal/sealer.ts'
+import type { NamedTimestampAuthority } from './seal/tsa-chain.ts'
 import { expireDueDocuments } from './signing/expiry.ts'
-import { startSignedPdfRenderer } from './signing/signed-pdf-job.ts'
 import { startWebhookDispatcher } from './webhooks/dispatcher.ts'
 
 /** Everything domain code may touch, passed explicitly; each side effect is an adapter tests can swap. */
@@ -24,8 +27,10 @@ export interface Services {
   mail: MailDispatcher
   logger: Logger
   principals: PrincipalCache
-  /** Renders completed documents' signed PDFs; kick it after a completion. */
-  signedPdfs: BackgroundLoop
+  /** Applies the instance's seal (PAdES + RFC 3161 timestamp) to final PDFs. */
+  sealer: Sealer
+  /** Renders and seals completed documents' final PDFs; kick it after a completion. */
+  finalPdfs: BackgroundLoop
   /** Delivers queued webhook deliveries; kick it after a commit that queued some. */
   webhooks: BackgroundLoop
 }
@@ -33,6 +38,8 @@ export interface Services {
 export interface AdapterOverrides {
   clock?: Clock
   mailer?: Mailer
+  /** Replaces the configured TSA_URL authorities. */
+  timestampAuthority?: NamedTimestampAuthority
 }
 
 export interface RunningServices extends Services {
@@ -55,7 +62,8 @@ export async function createServices(
   const mailer = overrides.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : logMailer(logger))
   const blobs = databaseBlobStore(database.db)
   const mail = startMailDispatcher({ db: database.db, blobs, mailer, clock, logger, pollMs: config.mailPollMs })
-  const signedPdfs = startSignedPdfRenderer({ db: database.db, blobs, clock, logger, mail, pollMs: config.jobPollMs })
+  const sealer = await loadSealer({ config, db: database.db, clock, logger }, overrides.timestampAuthority)
+  const finalPdfs = startFinalPdfJob({ db: database.db, blobs, clock, logger, mail, sealer, config, pollMs: config.jobPollMs })
   const expiry = startBackgroundLoop({
     name: 'document expiry',
     pollMs: config.jobPollMs,
@@ -71,10 +79,11 @@ export async function createServices(
     mail,
     logger,
     principals,
-    signedPdfs,
+    sealer,
+    finalPdfs,
     webhooks,
     close: async () => {
-      await Promise.all([expiry.stop(), signedPdfs.stop(), webhooks.stop()])
+      await Promise.all([expiry.stop(), finalPdfs.stop(), webhooks.stop()])
       await mail.stop()
       await database.close()
     },

@@ -1,14 +1,14 @@
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bodyOf, setupOrg, uniqueEmail, type Json, type TestOrg } from './helpers/api.ts'
 import { richFields } from './helpers/signing.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
-import { chromiumPath, haveTools } from '../../../test-support/tools.ts'
+import { haveTools } from '../../../test-support/tools.ts'
+import { accessibilityViolations, launchChromium } from './helpers/browser.ts'
 
 /*
  * Real signers in a real browser (Debian's Chromium driven by playwright-core): links
@@ -28,10 +28,7 @@ describe.runIf(haveTools('chromium', 'qpdf', 'pdftotext', 'pdftoppm'))('signing 
   beforeAll(async () => {
     server = await startTestServer({ env: { JOB_POLL_MS: '200' } })
     org = await setupOrg(server, { name: 'Northwind Legal' })
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    })
+    browser = await launchChromium()
     work = mkdtempSync(join(tmpdir(), 'signet-browser-'))
     if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true })
   })
@@ -236,21 +233,6 @@ describe.runIf(haveTools('chromium', 'qpdf', 'pdftotext', 'pdftoppm'))('signing 
     expect((await documentStatus(id)).status).toBe('voided')
   })
 })
-
-interface AxeViolation {
-  id: string
-  impact: string | null
-  nodes: { target: string[] }[]
-}
-
-/** axe-core's WCAG 2.1 A/AA violations of serious or critical impact on the page as it is now. */
-async function accessibilityViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') })
-  const violations = await page.evaluate<AxeViolation[]>(
-    "axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }).then((r) => r.violations)",
-  )
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
-}
 
 /** Dark pixels (< 128) of a binary PGM (P5) image inside a box given in pixels from the top-left. */
 function darkPixels(pgm: Buffer, box: { x: number; y: number; width: number; height: number }): number {

@@ -136,6 +136,13 @@ org
     run({ name: 'org.set-spend-cap', orgId: opts.org, cents: opts.cents === 'none' ? null : opts.cents }),
   )
 
+org
+  .command('verify-identity')
+  .description("record the one-time identity check sealing needs (valid 365 days); the legal name is printed on every seal")
+  .requiredOption('--org <org_id>', 'org id')
+  .requiredOption('--legal-name <name>', 'the legal name you checked, e.g. "Acme Widgets Ltd"')
+  .action((opts: { org: string; legalName: string }) => run({ name: 'org.verify-identity', orgId: opts.org, legalName: opts.legalName }))
+
 const key = program.command('key').description('API keys')
 key
   .command('create')

@@ -8,6 +8,7 @@ import { usageReport } from '../billing/usage.ts'
 import { outboundEmails, PLANS } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { compileStrict, describeValidationErrors } from '../lib/validation.ts'
+import { recordIdentityCheck } from '../orgs/identity.ts'
 import { createOrg, setOrgPlan } from '../orgs/orgs.ts'
 import { createTemplate } from '../templates/create-template.ts'
 import type { Services } from '../services.ts'
@@ -58,6 +59,7 @@ export const AdminCommand = Type.Union([
     { additionalProperties: false },
   ),
   Type.Object({ name: Type.Literal('webhook.add'), orgId: Id, url: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+  Type.Object({ name: Type.Literal('org.verify-identity'), orgId: Id, legalName: Type.String() }, { additionalProperties: false }),
 ])
 export type AdminCommand = Static<typeof AdminCommand>
 
@@ -127,6 +129,8 @@ export async function executeAdminCommand(services: AdminServices, command: Admi
     }
     case 'org.set-spend-cap':
       return setSpendCap(db, command.orgId, command.cents)
+    case 'org.verify-identity':
+      return recordIdentityCheck(db, { orgId: command.orgId, legalName: command.legalName, now: services.clock.now() })
     case 'usage.show':
       return usageReport(db, command.orgId, command.period ?? periodOf(services.clock.now()))
     case 'webhook.add':

@@ -16,6 +16,8 @@ export type AuditEventType =
   | 'signer.code_verified'
   | 'signer.code_rejected'
   | 'signed_pdf.created'
+  | 'document.seal_requested'
+  | 'document.sealed'
 
 /** How the actor proved who they are. */
 export type AuthMethod = 'api_key' | 'email_link' | 'email_link+email_code' | 'system'

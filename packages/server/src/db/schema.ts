@@ -16,6 +16,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core'
 import { PLANS } from '../orgs/plans.ts'
+import type { InstancePki } from '../seal/instance-pki.ts'
 
 /** bytea as a Node Buffer/Uint8Array on both drivers. */
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
@@ -34,6 +35,9 @@ export const orgs = pgTable('orgs', {
   creditBalance: integer('credit_balance').notNull().default(0),
   /** Self-set limit on billable usage per calendar month, in US cents; null = no cap. */
   spendCapCents: integer('spend_cap_cents'),
+  /** The legal name confirmed by the one-time identity check that sealing needs (orgs/identity.ts). */
+  legalName: text('legal_name'),
+  identityVerifiedAt: timestamp('identity_verified_at', { withTimezone: true, mode: 'date' }),
   createdAt: createdAt(),
 })
 
@@ -176,6 +180,11 @@ export const documents = pgTable(
     /** Renderer lease and retry time for a completed document whose signed PDF does not exist yet. */
     renderAttempts: integer('render_attempts').notNull().default(0),
     nextRenderAt: timestamp('next_render_at', { withTimezone: true, mode: 'date' }),
+    /** The seal's RFC 3161-proven time and its time-stamp authority, once the final PDF is sealed. */
+    sealedAt: timestamp('sealed_at', { withTimezone: true, mode: 'date' }),
+    sealTsa: text('seal_tsa'),
+    /** Why the last attempt to render or seal failed (e.g. every TSA unreachable); cleared on success. */
+    sealError: text('seal_error'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
@@ -191,6 +200,42 @@ export const documents = pgTable(
     uniqueIndex('documents_bulk_recipient').on(t.bulkRequestId, t.bulkRecipient),
   ],
 )
+
+export const CERTIFICATE_MODES = ['both', 'separate', 'appended'] as const
+export type CertificateMode = (typeof CERTIFICATE_MODES)[number]
+
+/** What an org uploaded to seal itself (a document with is_verified_badge); the sealed result is documents.signed_pdf_sha256. */
+export const selfSeals = pgTable('self_seals', {
+  documentId: uuid('document_id')
+    .primaryKey()
+    .references(() => documents.id),
+  orgId: uuid('org_id')
+    .notNull()
+    .references(() => orgs.id),
+  sourcePdfSha256: text('source_pdf_sha256')
+    .notNull()
+    .references(() => blobs.sha256),
+  sourceFilename: text('source_filename'),
+  sourcePageCount: integer('source_page_count').notNull(),
+  certificateMode: text('certificate_mode', { enum: CERTIFICATE_MODES }).notNull(),
+  /** The identity check the seal relied on, as it stood when sealing was requested. */
+  legalName: text('legal_name').notNull(),
+  identityVerifiedAt: timestamp('identity_verified_at', { withTimezone: true, mode: 'date' }).notNull(),
+  /** The sealed standalone certificate PDF (modes separate and both), stored with the sealed file. */
+  certificatePdfSha256: text('certificate_pdf_sha256').references(() => blobs.sha256),
+  createdAt: createdAt(),
+})
+
+/**
+ * The instance's own PKI (seal/instance-pki.ts), generated on first start unless SEAL_P12 is
+ * configured: one row, shared by every process on the database. With the embedded
+ * database it lives in DATA_DIR like everything else.
+ */
+export const instancePki = pgTable('instance_pki', {
+  id: smallint('id').primaryKey().default(1),
+  pki: jsonb('pki').$type<InstancePki>().notNull(),
+  createdAt: createdAt(),
+})
 
 /** A signer's entry for one field. Dates are filled by the server at signing time. */
 export type StoredFieldValue =

@@ -1,7 +1,12 @@
+import { eq } from 'drizzle-orm'
 import type { Principal } from '../api-keys/api-keys.ts'
 import type { BlobStore } from '../adapters/blob-store.ts'
+import { selfSeals } from '../db/schema.ts'
+import { renderBadgePng } from '../seal/badge.ts'
+import { sealFactsOf } from '../seal/seal-facts.ts'
+import { verifyUrlOf } from '../seal/verify-url.ts'
 import type { Services } from '../services.ts'
-import { signedPdfFilename } from '../signing/signed-pdf-job.ts'
+import { signedPdfFilename } from '../signing/produce-signed-pdf.ts'
 import { notFound } from '../errors.ts'
 import { findDocument } from './find-document.ts'
 
@@ -17,28 +22,51 @@ export interface FileDownload {
  * the spec's 404, after checking that the document exists in the caller's org.
  */
 
-type FileServices = Pick<Services, 'db' | 'blobs'>
+type FileServices = Pick<Services, 'db' | 'blobs' | 'config'>
 
 export const signedPdfNotReady = () => notFound('The signed PDF is not ready yet.')
+const notSealedYet = () => notFound("This document hasn't been sealed yet.")
+const baseName = (title: string) => signedPdfFilename(title).replace(/ \(signed\)\.pdf$/, '')
 
-/** The stored signed PDF of a completed document (rendered in the background after completion). */
-export async function readSignedPdf(blobs: BlobStore, document: { status: string; title: string; signedPdfSha256: string | null }): Promise<FileDownload> {
+/** The stored final PDF of a completed document: the signed PDF, or a self-sealed document's sealed file. */
+export async function readSignedPdf(
+  blobs: BlobStore,
+  document: { status: string; title: string; signedPdfSha256: string | null; isVerifiedBadge?: boolean },
+): Promise<FileDownload> {
   const bytes = document.status === 'completed' && document.signedPdfSha256 ? await blobs.get(document.signedPdfSha256) : undefined
-  if (!bytes) throw signedPdfNotReady()
-  return { contentType: 'application/pdf', filename: signedPdfFilename(document.title), bytes }
+  if (!bytes) throw document.isVerifiedBadge ? notSealedYet() : signedPdfNotReady()
+  const filename = document.isVerifiedBadge ? `${baseName(document.title)} (sealed).pdf` : signedPdfFilename(document.title)
+  return { contentType: 'application/pdf', filename, bytes }
 }
 
 export async function getSignedFile({ db, blobs }: FileServices, principal: Principal, documentId: string): Promise<FileDownload> {
   return readSignedPdf(blobs, await findDocument(db, principal.orgId, documentId))
 }
 
-export async function getCertificateFile({ db }: FileServices, principal: Principal, documentId: string): Promise<FileDownload> {
-  await findDocument(db, principal.orgId, documentId)
-  throw notFound('No standalone certificate for this document.')
+/** The sealed standalone certificate of a self-sealed document (modes separate and both). */
+export async function getCertificateFile({ db, blobs }: FileServices, principal: Principal, documentId: string): Promise<FileDownload> {
+  const document = await findDocument(db, principal.orgId, documentId)
+  const [seal] = document.isVerifiedBadge
+    ? await db.select({ sha256: selfSeals.certificatePdfSha256 }).from(selfSeals).where(eq(selfSeals.documentId, document.id))
+    : []
+  const bytes = seal?.sha256 ? await blobs.get(seal.sha256) : undefined
+  if (!bytes) throw notFound('No standalone certificate for this document.')
+  return { contentType: 'application/pdf', filename: `${baseName(document.title)} (certificate).pdf`, bytes }
 }
 
-export async function getBadgeImage({ db }: FileServices, principal: Principal, documentId: string): Promise<FileDownload> {
+/** The Verified Badge, drawn anew from the audit trail on every call (the same trail gives the same bytes). */
+export async function getBadgeImage({ db, config }: FileServices, principal: Principal, documentId: string): Promise<FileDownload> {
   const document = await findDocument(db, principal.orgId, documentId)
   if (!document.isVerifiedBadge) throw notFound('This document is not a sealed document, so it has no Verified Badge.')
-  throw notFound("This document hasn't been sealed yet.")
+  const facts = await sealFactsOf(db, document.id)
+  if (!facts) throw notSealedYet()
+  const bytes = await renderBadgePng({
+    orgName: facts.legalName,
+    title: facts.title,
+    sha256: facts.sha256,
+    sealedAt: facts.sealedAt,
+    tsaName: facts.tsaName,
+    verifyUrl: verifyUrlOf(config.publicUrl, document.id),
+  })
+  return { contentType: 'image/png', filename: `${baseName(document.title)} (badge).png`, bytes }
 }

@@ -103,6 +103,7 @@ export const RATE_LIMITS = {
   create: { name: 'create', perHour: 60 },
   bulkSend: { name: 'bulk-send', perHour: 60 },
   void: { name: 'void', perHour: 60 },
+  seal: { name: 'seal', perHour: 60 },
   agentTools: { name: 'agent-tools', perHour: 60 },
   listDocuments: { name: 'list-documents', perHour: 120 },
   readDocument: { name: 'read-document', perHour: 300 },

@@ -32,8 +32,12 @@ export interface PageSize {
   height: number
 }
 
-const INK = rgb(0.11, 0.12, 0.14)
-const MUTED = rgb(0.43, 0.46, 0.5)
+/*
+ * The certificate's look and its layout primitives are exported so that other certificates (the
+ * seal certificate) are drawn the same way.
+ */
+export const INK = rgb(0.11, 0.12, 0.14)
+export const MUTED = rgb(0.43, 0.46, 0.5)
 const RULE = rgb(0.8, 0.82, 0.85)
 const HAIRLINE = rgb(0.9, 0.91, 0.93)
 const SHADE = rgb(0.95, 0.96, 0.97)
@@ -43,10 +47,10 @@ const TOP = 56
 /** Lowest baseline for content; the footer sits below. */
 const BOTTOM = 64
 const FOOTER_Y = 34
-const LABEL_WIDTH = 118
-const VALUE_SIZE = 9.5
+export const LABEL_WIDTH = 118
+export const VALUE_SIZE = 9.5
 const LABEL_SIZE = 8.5
-const LINE = 13
+export const LINE = 13
 const ROW_GAP = 4
 const TABLE_SIZE = 8
 const TABLE_ROW = 14
@@ -59,7 +63,7 @@ interface Row {
 }
 
 /** Lays out the certificate top to bottom, starting a new page when the next block does not fit. */
-class Sheet {
+export class Sheet {
   readonly pages: PDFPage[] = []
   y = 0
   private page: PDFPage
@@ -70,6 +74,11 @@ class Sheet {
     readonly size: PageSize,
   ) {
     this.page = this.addPage()
+  }
+
+  /** The page being laid out. */
+  get currentPage(): PDFPage {
+    return this.page
   }
 
   get left(): number {
@@ -108,7 +117,7 @@ class Sheet {
   }
 }
 
-function sectionTitle(sheet: Sheet, title: string, keepWith: number): void {
+export function sectionTitle(sheet: Sheet, title: string, keepWith: number): void {
   sheet.makeRoom(30 + keepWith)
   sheet.y -= 18
   sheet.text(title, sheet.left, sheet.y, sheet.fonts.bold, 11)
@@ -117,16 +126,16 @@ function sectionTitle(sheet: Sheet, title: string, keepWith: number): void {
   sheet.y -= 4
 }
 
-function row(sheet: Sheet, label: string, value: string, options: { font?: Font; size?: number; maxLines?: number } = {}): Row {
+export function row(sheet: Sheet, label: string, value: string, options: { font?: Font; size?: number; maxLines?: number } = {}): Row {
   const font = options.font ?? sheet.fonts.regular
   const size = options.size ?? VALUE_SIZE
   const width = sheet.right - sheet.left - LABEL_WIDTH
   return { label, font, size, lines: wrap(font, value === '' ? '—' : value, size, width, options.maxLines ?? 3) }
 }
 
-const rowsHeight = (rows: Row[]): number => rows.reduce((sum, r) => sum + r.lines.length * LINE + ROW_GAP, 0)
+export const rowsHeight = (rows: Row[]): number => rows.reduce((sum, r) => sum + r.lines.length * LINE + ROW_GAP, 0)
 
-function drawRows(sheet: Sheet, rows: Row[]): void {
+export function drawRows(sheet: Sheet, rows: Row[]): void {
   for (const r of rows) {
     sheet.y -= LINE
     sheet.text(r.label, sheet.left, sheet.y, sheet.fonts.regular, LABEL_SIZE, MUTED)
@@ -222,20 +231,21 @@ function auditSection(sheet: Sheet, details: CertificateDetails): void {
   sheet.text(truncate(regular, note, 7.5, sheet.right - sheet.left - LABEL_WIDTH), sheet.left + LABEL_WIDTH, sheet.y - 6, regular, 7.5, MUTED)
 }
 
-function header(sheet: Sheet, details: CertificateDetails): void {
+/** The heading every certificate starts with: a title, one line of introduction, a strong rule. */
+export function certificateHeader(sheet: Sheet, title: string, intro: string): void {
   const { bold, regular } = sheet.fonts
   sheet.y -= 20
-  sheet.text('Signing certificate', sheet.left, sheet.y, bold, 20)
+  sheet.text(title, sheet.left, sheet.y, bold, 20)
   sheet.y -= 16
-  const intro = `Issued by Signet for ${details.orgName}: who signed the document below, how they were identified, and when.`
   sheet.text(truncate(regular, intro, 9, sheet.right - sheet.left), sheet.left, sheet.y, regular, 9, MUTED)
   sheet.y -= 10
   sheet.rule(sheet.y, INK, 1.25)
 }
 
-function footers(sheet: Sheet, documentId: string): void {
+/** On every page of the sheet: `label` on the left, "Certificate page i of n" on the right. */
+export function certificateFooters(sheet: Sheet, label: string): void {
   const { regular } = sheet.fonts
-  const left = truncate(regular, `Signet signing certificate · Document ${documentId}`, 7.5, (sheet.right - sheet.left) * 0.75)
+  const left = truncate(regular, label, 7.5, (sheet.right - sheet.left) * 0.75)
   sheet.pages.forEach((page, i) => {
     const right = `Certificate page ${i + 1} of ${sheet.pages.length}`
     page.drawLine({ start: { x: sheet.left, y: FOOTER_Y + 12 }, end: { x: sheet.right, y: FOOTER_Y + 12 }, color: RULE, thickness: 0.5 })
@@ -247,9 +257,10 @@ function footers(sheet: Sheet, documentId: string): void {
 /** Appends the signing certificate (one page, or more for a long signer list or audit trail). */
 export function appendCertificate(pdf: PDF, fonts: FontSet, details: CertificateDetails, size: PageSize): void {
   const sheet = new Sheet(pdf, fonts, size)
-  header(sheet, details)
+  const intro = `Issued by Signet for ${details.orgName}: who signed the document below, how they were identified, and when.`
+  certificateHeader(sheet, 'Signing certificate', intro)
   documentSection(sheet, details)
   signersSection(sheet, details.signers)
   auditSection(sheet, details)
-  footers(sheet, details.documentId)
+  certificateFooters(sheet, `Signet signing certificate · Document ${details.documentId}`)
 }

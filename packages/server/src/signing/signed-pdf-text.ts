@@ -33,12 +33,18 @@ interface FontFiles {
  */
 let fontFiles: FontFiles | null | undefined
 
+/** Where Liberation Sans is on disk, for renderers that load fonts by path; throws when pdfjs-dist is missing. */
+export function liberationSansPaths(): { regular: string; bold: string } {
+  const require = createRequire(import.meta.url)
+  const path = (file: string) => require.resolve(`pdfjs-dist/standard_fonts/${file}`)
+  return { regular: path('LiberationSans-Regular.ttf'), bold: path('LiberationSans-Bold.ttf') }
+}
+
 function loadFontFiles(): FontFiles | null {
   if (fontFiles !== undefined) return fontFiles
   try {
-    const require = createRequire(import.meta.url)
-    const read = (file: string) => readFileSync(require.resolve(`pdfjs-dist/standard_fonts/${file}`))
-    fontFiles = { regular: read('LiberationSans-Regular.ttf'), bold: read('LiberationSans-Bold.ttf') }
+    const paths = liberationSansPaths()
+    fontFiles = { regular: readFileSync(paths.regular), bold: readFileSync(paths.bold) }
   } catch (error) {
     // A deployment without the font still renders: Helvetica, with non-Latin-1 text as '?'.
     process.emitWarning(`signed PDFs fall back to Helvetica: ${(error as Error).message}`)

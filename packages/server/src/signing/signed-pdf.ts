@@ -54,7 +54,7 @@ export async function renderSignedPdf(input: SignedPdfInput): Promise<Uint8Array
     drawValue(page, frame, box, value, fonts.regular, embed)
   })
 
-  appendCertificate(pdf, fonts, certificate, certificatePageSize(pdf, pages[0]))
+  appendCertificate(pdf, fonts, certificate, certificatePageSize(pdf))
   pdf.setTitle(certificate.title, { showInWindowTitleBar: true })
   pdf.setProducer('Signet')
   pdf.setModificationDate(certificate.completedAt)
@@ -220,11 +220,17 @@ function pageFrame(pdf: PDF, page: PDFPage): PageFrame {
   }
 }
 
-const LETTER: PageSize = { width: 612, height: 792 }
+export const LETTER: PageSize = { width: 612, height: 792 }
 
-/** The first page's displayed size when it is an ordinary portrait page (Letter, A4, Legal…), else US Letter. */
-function certificatePageSize(pdf: PDF, first: PDFPage | undefined): PageSize {
+/**
+ * The paper certificate pages are printed on: the first page's as displayed when it is an ordinary
+ * sheet (Letter, A4, Legal…; a landscape one turned upright, since a certificate reads top to
+ * bottom), else US Letter.
+ */
+export function certificatePageSize(pdf: PDF): PageSize {
+  const first = pdf.getPage(0)
   if (!first) return LETTER
   const { width, height } = pageFrame(pdf, first)
-  return width >= 500 && width <= 700 && height >= 700 && height <= 1100 && height > width ? { width, height } : LETTER
+  const upright = width > height ? { width: height, height: width } : { width, height }
+  return upright.width >= 500 && upright.width <= 700 && upright.height >= 700 && upright.height <= 1100 ? upright : LETTER
 }

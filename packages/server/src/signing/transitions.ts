@@ -19,7 +19,7 @@ import { assertOpen } from './signing-rules.ts'
 
 export const MAX_DECLINE_REASON = 500
 
-type SigningServices = Pick<Services, 'db' | 'clock' | 'mail' | 'blobs' | 'signedPdfs' | 'webhooks'>
+type SigningServices = Pick<Services, 'db' | 'clock' | 'mail' | 'blobs' | 'finalPdfs' | 'webhooks'>
 
 /** First open of the document: pending → viewed, and document.viewed. Later opens change nothing. */
 export async function markViewed(services: Pick<Services, 'db' | 'clock' | 'webhooks'>, context: SignerContext, meta: RequestMeta): Promise<void> {
@@ -74,7 +74,7 @@ export async function finishSigning(
     await appendAuditEvents(tx, state.document, events)
     return completed ? 'completed' : 'sent'
   })
-  if (documentStatus === 'completed') services.signedPdfs.kick()
+  if (documentStatus === 'completed') services.finalPdfs.kick()
   services.webhooks.kick()
   return { status: 'signed', document_status: documentStatus }
 }

@@ -9,6 +9,7 @@ import { createLogger } from '../../src/lib/logger.ts'
 import { createServices, type RunningServices } from '../../src/services.ts'
 import { executeAdminCommand } from '../../src/admin/commands.ts'
 import type { Plan } from '../../src/db/schema.ts'
+import type { NamedTimestampAuthority } from '../../src/seal/tsa-chain.ts'
 import { startMailCatcher, type MailCatcher } from './mail-catcher.ts'
 import { makePdf } from './pdf.ts'
 import { createScratchDatabase } from './postgres.ts'
@@ -40,7 +41,9 @@ export const UNREACHABLE_RATE_LIMITS = Object.values(RATE_LIMITS)
   .map((policy) => `${policy.name}=1000000`)
   .join(',')
 
-export async function startTestServer(options: { clock?: Clock; env?: NodeJS.ProcessEnv } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { clock?: Clock; env?: NodeJS.ProcessEnv; timestampAuthority?: NamedTimestampAuthority } = {},
+): Promise<TestServer> {
   const mail = await startMailCatcher()
   const scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL) : undefined
   const databaseUrl = scratch?.url
@@ -54,7 +57,8 @@ export async function startTestServer(options: { clock?: Clock; env?: NodeJS.Pro
     ...options.env,
   })
   const database = await openDatabase(databaseUrl ? { databaseUrl } : { inMemory: true })
-  const services = await createServices(config, database, createLogger(config), options.clock ? { clock: options.clock } : {})
+  const { clock, timestampAuthority } = options
+  const services = await createServices(config, database, createLogger(config), { clock, timestampAuthority })
   const app = await buildApp(services)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`

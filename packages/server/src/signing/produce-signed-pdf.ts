@@ -1,29 +1,12 @@
-import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm'
+import { and, asc, eq, isNull } from 'drizzle-orm'
 import type { BlobStore } from '../adapters/blob-store.ts'
-import type { Clock } from '../adapters/clock.ts'
 import { appendAuditEvents, checkAuditChain, readAuditTrail, type AuditEvent, type AuthMethod } from '../audit/audit-trail.ts'
-import type { Db } from '../db/client.ts'
+import type { FinalPdfDeps } from '../documents/final-pdf-job.ts'
 import { documents, orgs, signers, templates, type StoredFieldValue } from '../db/schema.ts'
-import { startBackgroundLoop, type BackgroundLoop } from '../lib/background-loop.ts'
-import type { Logger } from '../lib/logger.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import { completedMail } from '../mail/templates.ts'
 import { authMethodOf } from './locked-state.ts'
 import { renderSignedPdf, type CertificateSigner, type RenderedFieldValue } from './signed-pdf.ts'
-
-/** A render in flight holds its document this long; a crash mid-render makes it due again afterwards. */
-const LEASE_MS = 2 * 60_000
-const retryDelayMs = (attempts: number): number => Math.min(10_000 * 2 ** (attempts - 1), 3_600_000)
-const BATCH_SIZE = 4
-
-interface JobDeps {
-  db: Db
-  blobs: BlobStore
-  clock: Clock
-  logger: Logger
-  /** Kicked after a signed PDF is stored, so the completion mails leave at once. */
-  mail: { kick(): void }
-}
 
 const AUTH_METHOD_LABELS: Partial<Record<AuthMethod, string>> = {
   email_link: 'E-mail link',
@@ -33,52 +16,8 @@ const AUTH_METHOD_LABELS: Partial<Record<AuthMethod, string>> = {
 /** The filename a signed PDF is downloaded and attached under. */
 export const signedPdfFilename = (title: string): string => `${title.replace(/[^\p{L}\p{N} ._-]+/gu, '').trim().slice(0, 100) || 'document'} (signed).pdf`
 
-/**
- * Produces the flattened signed PDF of each completed document in the background, so
- * the last signer's request does not wait for it. Durable: the work is "completed
- * documents without a signed PDF", claimed with a lease, so several processes share it
- * and a crash only delays it.
- */
-export function startSignedPdfRenderer(deps: JobDeps & { pollMs: number }): BackgroundLoop {
-  const { db, clock } = deps
-  const claimDue = async () => {
-    const now = clock.now()
-    const due = db
-      .select({ id: documents.id })
-      .from(documents)
-      .where(and(eq(documents.status, 'completed'), isNull(documents.signedPdfSha256), lte(documents.nextRenderAt, now)))
-      .orderBy(asc(documents.nextRenderAt))
-      .limit(BATCH_SIZE)
-      .for('update', { skipLocked: true })
-    return db
-      .update(documents)
-      .set({ renderAttempts: sql`${documents.renderAttempts} + 1`, nextRenderAt: new Date(now.getTime() + LEASE_MS) })
-      .where(inArray(documents.id, due))
-      .returning({ id: documents.id, attempts: documents.renderAttempts })
-  }
-
-  const work = async (stopping: () => boolean) => {
-    for (;;) {
-      const claimed = await claimDue()
-      for (const { id, attempts } of claimed) {
-        try {
-          await produceSignedPdf(deps, id)
-        } catch (error) {
-          deps.logger.error({ err: error, documentId: id, attempts }, 'rendering the signed PDF failed; will retry')
-          await db
-            .update(documents)
-            .set({ nextRenderAt: new Date(clock.now().getTime() + retryDelayMs(attempts)) })
-            .where(eq(documents.id, id))
-        }
-      }
-      if (claimed.length < BATCH_SIZE || stopping()) return
-    }
-  }
-  return startBackgroundLoop({ name: 'signed PDF renderer', pollMs: deps.pollMs, logger: deps.logger, work })
-}
-
-/** Renders, stores and announces one document's signed PDF. */
-async function produceSignedPdf(deps: JobDeps, documentId: string): Promise<void> {
+/** Renders, seals, stores and announces one signed document's final PDF. */
+export async function produceSignedPdf(deps: FinalPdfDeps, documentId: string): Promise<void> {
   const { db, blobs, clock } = deps
   const [document] = await db
     .select({ id: documents.id, orgId: documents.orgId, title: documents.title, completedAt: documents.completedAt, orgName: orgs.name, template: templates })
@@ -100,7 +39,7 @@ async function produceSignedPdf(deps: JobDeps, documentId: string): Promise<void
   for (const signer of people) {
     for (const [id, stored] of Object.entries(signer.fieldValues ?? {})) values[Number(id)] = await toRendered(blobs, stored)
   }
-  const bytes = await renderSignedPdf({
+  const rendered = await renderSignedPdf({
     originalPdf: original,
     fields: document.template.fields,
     values,
@@ -116,16 +55,18 @@ async function produceSignedPdf(deps: JobDeps, documentId: string): Promise<void
     },
   })
 
+  const sealed = await deps.sealer.seal(rendered, { reason: `Signed by every party with Signet; sealed by ${deps.sealer.subjectName}` })
+  const { bytes } = sealed
   const filename = signedPdfFilename(document.title)
   await db.transaction(async (tx) => {
     const sha256 = await blobs.put(tx, bytes)
     const [stored] = await tx
       .update(documents)
-      .set({ signedPdfSha256: sha256, nextRenderAt: null })
+      .set({ signedPdfSha256: sha256, nextRenderAt: null, sealedAt: sealed.sealedAt, sealTsa: sealed.tsaName, sealError: null })
       .where(and(eq(documents.id, documentId), isNull(documents.signedPdfSha256)))
       .returning({ id: documents.id })
     if (!stored) return // another process finished first
-    await appendAuditEvents(tx, document, [{ type: 'signed_pdf.created', occurredAt: clock.now(), authMethod: 'system', data: { sha256, bytes: bytes.byteLength } }])
+    await appendAuditEvents(tx, document, [{ type: 'signed_pdf.created', occurredAt: clock.now(), authMethod: 'system', data: { sha256, bytes: bytes.byteLength, sealed_at: sealed.sealedAt.toISOString(), tsa: sealed.tsaName } }])
     await enqueueMail(
       tx,
       people.map((signer) => ({

@@ -1,0 +1,162 @@
+/**
+ * Sealing and verifying, in one run on one machine:
+ *  - seal: applying the instance seal (PAdES B-T, built-in TSA) to a 10-page PDF, and a
+ *    whole self-seal request (certificate appended + standalone certificate, both sealed);
+ *  - verify: checking a sealed 50 MB PDF with @signet/verify, against `openssl dgst -sha256`
+ *    hashing the same file (the floor: any verifier must hash it) and poppler's `pdfsig`.
+ *
+ *   node --import tsx bench/seal.ts      (also run by `npm run bench`)
+ */
+import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { PDF } from '@libpdf/core'
+import { verifyPdf } from '@signet/verify'
+import { executeAdminCommand } from '../packages/server/src/admin/commands.ts'
+import { loadConfig } from '../packages/server/src/config.ts'
+import { openDatabase } from '../packages/server/src/db/client.ts'
+import { requestSeal } from '../packages/server/src/seal/request-seal.ts'
+import { createServices } from '../packages/server/src/services.ts'
+import { makePdf } from '../packages/server/test/helpers/pdf.ts'
+import { benchLogger, noopMailer } from './targets.ts'
+
+export interface SealBenchResult {
+  runs: number
+  pages: number
+  seal_median_ms: number
+  seal_p95_ms: number
+  request_median_ms: number
+  request_p95_ms: number
+}
+
+export interface VerifyBenchResult {
+  file_mb: number
+  runs: number
+  verdict: string
+  /** in-process: read the file + verifyPdf */
+  verify_median_ms: number
+  /** `npx signet-verify` as a process, like the tools it is compared with */
+  cli_median_ms: number
+  openssl_median_ms: number
+  pdfsig_median_ms: number | null
+}
+
+const PAGES = 10
+const WARMUPS = 3
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
+const round = (ms: number) => Math.round(ms * 10) / 10
+const median = (samples: number[]) => round(percentile([...samples].sort((a, b) => a - b), 0.5))
+const p95 = (samples: number[]) => round(percentile([...samples].sort((a, b) => a - b), 0.95))
+
+async function time<T>(work: () => Promise<T> | T): Promise<[number, T]> {
+  const start = performance.now()
+  const result = await work()
+  return [performance.now() - start, result]
+}
+
+/** A default instance (generated PKI, built-in TSA) on an in-memory database, with a verified org. */
+async function sealingInstance() {
+  const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_URL: 'http://bench.test', RATE_LIMITS: 'off' })
+  const services = await createServices(config, await openDatabase({ inMemory: true }), benchLogger('silent'), { mailer: noopMailer })
+  const { org_id: orgId } = (await executeAdminCommand(services, { name: 'org.create', orgName: 'Bench', plan: 'business' })) as { org_id: string }
+  await executeAdminCommand(services, { name: 'org.verify-identity', orgId, legalName: 'Bench Ltd' })
+  return { services, principal: { orgId, orgName: 'Bench', plan: 'business' as const } }
+}
+
+export async function measureSeal(runs: number): Promise<SealBenchResult> {
+  const { services, principal } = await sealingInstance()
+  try {
+    const pdf = await makePdf(PAGES)
+    const seals: number[] = []
+    const requests: number[] = []
+    for (let i = 0; i < WARMUPS + runs; i++) {
+      const [sealMs] = await time(() => services.sealer.seal(pdf, { reason: 'bench' }))
+      const [requestMs] = await time(() =>
+        requestSeal(services, principal, { pdf, title: `Bench ${i}`, channel: 'rest', meta: { ip: null, userAgent: null } }),
+      )
+      if (i >= WARMUPS) {
+        seals.push(sealMs)
+        requests.push(requestMs)
+      }
+    }
+    return { runs, pages: PAGES, seal_median_ms: median(seals), seal_p95_ms: p95(seals), request_median_ms: median(requests), request_p95_ms: p95(requests) }
+  } finally {
+    await services.close()
+  }
+}
+
+/** A PDF of about `megabytes` MB: one page and an incompressible attachment, sealed by the instance. */
+async function largeSealedPdf(megabytes: number): Promise<Uint8Array> {
+  const { services } = await sealingInstance()
+  try {
+    const pdf = await PDF.load(await makePdf(1))
+    pdf.addAttachment('payload.bin', randomBytes(megabytes * 1024 * 1024))
+    return (await services.sealer.seal(await pdf.save(), { reason: 'bench' })).bytes
+  } finally {
+    await services.close()
+  }
+}
+
+function timeProcess(command: string, args: string[]): number {
+  const start = performance.now()
+  try {
+    execFileSync(command, args, { stdio: 'ignore' })
+  } catch {
+    // pdfsig and signet-verify report verdicts through exit codes; only the time matters here.
+  }
+  return performance.now() - start
+}
+
+function hasTool(command: string): boolean {
+  try {
+    execFileSync(command, ['-v'], { stdio: 'ignore' })
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT'
+  }
+}
+
+export async function measureVerify(megabytes: number, runs: number): Promise<VerifyBenchResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'signet-bench-verify-'))
+  try {
+    const file = join(dir, 'sealed.pdf')
+    writeFileSync(file, await largeSealedPdf(megabytes))
+    const cli = join(import.meta.dirname, '../packages/verify/bin/signet-verify.mjs')
+    const ours: number[] = []
+    const ourCli: number[] = []
+    const openssl: number[] = []
+    const pdfsig: number[] = []
+    const withPdfsig = hasTool('pdfsig')
+    let verdict = ''
+    for (let i = 0; i < 1 + runs; i++) {
+      const [verifyMs, result] = await time(() => verifyPdf(new Uint8Array(readFileSync(file))))
+      verdict = result.verdict
+      const samples: [number[], number][] = [
+        [ours, verifyMs],
+        [ourCli, timeProcess(process.execPath, [cli, file])],
+        [openssl, timeProcess('openssl', ['dgst', '-sha256', file])],
+      ]
+      if (withPdfsig) samples.push([pdfsig, timeProcess('pdfsig', ['-no-ocsp', file])])
+      // The first round warms the page cache and the JIT.
+      if (i > 0) for (const [list, ms] of samples) list.push(ms)
+    }
+    return {
+      file_mb: megabytes,
+      runs,
+      verdict,
+      verify_median_ms: median(ours),
+      cli_median_ms: median(ourCli),
+      openssl_median_ms: median(openssl),
+      pdfsig_median_ms: withPdfsig ? median(pdfsig) : null,
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.log(JSON.stringify({ seal: await measureSeal(20), verify: await measureVerify(50, 5) }, null, 2))
+}

@@ -1,0 +1,76 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { AppError } from '../../errors.ts'
+import { getSeal, MAX_SEAL_PDF_BYTES, requestSeal } from '../../seal/request-seal.ts'
+import type { Services } from '../../services.ts'
+import { principalOf } from '../auth.ts'
+import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
+import { DocumentIdParams, ErrorBody, PaymentRequiredBody, withCommonErrors } from '../schemas.ts'
+import { PdfBody, SealQuery, SealView } from './seals.schemas.ts'
+
+const tags = ['Seals']
+const PDF = 'application/pdf'
+
+/**
+ * Self-sealing over REST (an extension: the spec offers sealing through the agent
+ * tools; both call requestSeal). The PDF is the raw body, so it is not inflated by base64.
+ */
+export const sealRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  // This plugin's routes take PDFs, and only PDFs.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser(PDF, { parseAs: 'buffer', bodyLimit: MAX_SEAL_PDF_BYTES }, (_request, body, done) => done(null, body))
+
+  app.post(
+    '/seals',
+    {
+      onRequest: rateLimit(services, RATE_LIMITS.seal),
+      bodyLimit: MAX_SEAL_PDF_BYTES,
+      config: { accepts: PDF },
+      schema: {
+        tags,
+        summary: 'Seal a finished PDF: PAdES signature with an RFC 3161 timestamp, Verified Badge and certificate',
+        description:
+          "Needs the org's one-time identity check. Metered like a send. Answers 201 once sealed, or 202 with seal_status pending " +
+          'when no time-stamp authority answered (the seal is retried in the background; GET /api/v1/seals/{id} shows it).',
+        consumes: [PDF],
+        body: PdfBody,
+        querystring: SealQuery,
+        response: withCommonErrors({
+          201: { ...SealView, description: 'Sealed' },
+          202: { ...SealView, description: 'Accepted; the timestamp is pending' },
+          400: { ...ErrorBody, description: 'Not a readable PDF, or invalid parameters' },
+          402: { ...PaymentRequiredBody, description: "The plan's allowance or the spend cap is reached" },
+          412: { ...ErrorBody, description: "The org's identity check is missing or expired" },
+          413: { ...ErrorBody, description: 'The PDF is larger than 25 MB' },
+          415: { ...ErrorBody, description: 'The body is not application/pdf' },
+        }),
+      },
+    },
+    async (request, reply) => {
+      if (!Buffer.isBuffer(request.body) || request.body.byteLength === 0) throw new AppError('invalid_request', 'Send the PDF as the request body.')
+      const { title, filename, certificate_mode } = request.query
+      const seal = await requestSeal(services, principalOf(request), {
+        pdf: request.body,
+        title,
+        filename,
+        certificateMode: certificate_mode,
+        channel: 'rest',
+        meta: { ip: request.ip, userAgent: request.headers['user-agent']?.slice(0, 500) ?? null },
+      })
+      return reply.status(seal.seal_status === 'sealed' ? 201 : 202).send(seal)
+    },
+  )
+
+  app.get(
+    '/seals/:id',
+    {
+      onRequest: rateLimit(services, RATE_LIMITS.readDocument),
+      schema: {
+        tags,
+        summary: 'A self-sealed document and the state of its seal',
+        params: DocumentIdParams,
+        response: withCommonErrors({ 200: SealView, 404: { ...ErrorBody, description: 'No such self-sealed document in this org' } }),
+      },
+    },
+    async (request) => getSeal(services.db, services.config.publicUrl, principalOf(request), request.params.id),
+  )
+}

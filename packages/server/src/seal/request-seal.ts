@@ -1,0 +1,141 @@
+import { and, eq } from 'drizzle-orm'
+import type { Principal } from '../api-keys/api-keys.ts'
+import { startAuditTrails } from '../audit/audit-trail.ts'
+import { quoteUsage } from '../billing/metering.ts'
+import type { Db } from '../db/client.ts'
+import { documents, selfSeals, type CertificateMode } from '../db/schema.ts'
+import { FINAL_PDF_LEASE_MS, produceOrReschedule, type FinalPdfDeps } from '../documents/final-pdf-job.ts'
+import { documentNotFound } from '../documents/find-document.ts'
+import { invalid } from '../errors.ts'
+import { isUuid } from '../lib/ids.ts'
+import { requireVerifiedIdentity } from '../orgs/identity.ts'
+import { requireOrg } from '../orgs/orgs.ts'
+import { openPdf } from '../templates/pdf-pages.ts'
+import { presentSeal, type SealView } from './present-seal.ts'
+
+export const MAX_SEAL_PDF_BYTES = 25 * 1024 * 1024
+
+export interface SealRequest {
+  pdf: Uint8Array
+  title?: string
+  filename?: string
+  certificateMode?: CertificateMode
+  /** Which door the request came through, for metering and the audit trail. */
+  channel: 'rest' | 'mcp'
+  meta: { ip: string | null; userAgent: string | null }
+}
+
+const PDF_EXTENSION = /\.pdf$/i
+
+/** The title a seal shows: the one given, else the file's name without .pdf. */
+function titleOf(input: Pick<SealRequest, 'title' | 'filename'>): string {
+  const title = (input.title ?? input.filename?.replace(PDF_EXTENSION, '') ?? '').trim()
+  if (title.length === 0) throw invalid('Give the sealed document a title (or a filename to take it from).')
+  if (title.length > 200) throw invalid('The title must be at most 200 characters.')
+  return title
+}
+
+function filenameOf(raw: string | undefined): string | null {
+  if (raw === undefined) return null
+  // Only the last path segment, without control characters: it is printed on the certificate.
+  const name = raw.split(/[\\/]/).pop()!.replace(/\p{Cc}/gu, '').trim()
+  if (name.length === 0 || name.length > 255) throw invalid('The filename must be 1 to 255 characters.')
+  return name
+}
+
+/**
+ * Self-sealing: the org certifies a finished PDF itself. Checks the org's identity
+ * check and plan allowance, stores the upload as a completed document with
+ * is_verified_badge, then seals it at once; if no TSA answers, the seal stays pending
+ * (visible in the result) and the background job retries it.
+ */
+export async function requestSeal(deps: FinalPdfDeps, principal: Principal, input: SealRequest): Promise<SealView> {
+  const { db, clock, blobs } = deps
+  if (input.pdf.byteLength > MAX_SEAL_PDF_BYTES) throw invalid('The PDF is larger than 25 MB.')
+  const title = titleOf(input)
+  const filename = filenameOf(input.filename)
+  const certificateMode = input.certificateMode ?? 'both'
+  const identity = requireVerifiedIdentity(await requireOrg(db, principal.orgId), clock.now())
+  const { pdf, pages } = await openPdf(input.pdf)
+  // A seal extends the upload by an incremental update, so the upload stays a byte-for-byte prefix of the sealed file.
+  if (pdf.canSaveIncrementally() !== null) {
+    throw invalid('This PDF cannot be extended without rewriting it (its cross-reference table is damaged, or it is linearized in an unusual way). Save it again from any PDF tool and upload the copy.')
+  }
+  const pageCount = pages.length
+
+  const documentId = await db.transaction(async (tx) => {
+    const now = clock.now()
+    const usage = await quoteUsage(tx, principal, { kind: 'seal', channel: input.channel, wanted: 1, now })
+    if (usage.refusal) throw usage.refusal
+    const sourcePdfSha256 = await blobs.put(tx, input.pdf)
+    const [document] = await tx
+      .insert(documents)
+      .values({
+        orgId: principal.orgId,
+        title,
+        status: 'completed',
+        isVerifiedBadge: true,
+        completedAt: now,
+        // This request holds the producer's lease: it seals inline, the job only retries.
+        nextRenderAt: new Date(now.getTime() + FINAL_PDF_LEASE_MS),
+        renderAttempts: 1,
+      })
+      .returning({ id: documents.id })
+    if (!document) throw new Error('insert returned no row')
+    await tx.insert(selfSeals).values({
+      documentId: document.id,
+      orgId: principal.orgId,
+      sourcePdfSha256,
+      sourceFilename: filename,
+      sourcePageCount: pageCount,
+      certificateMode,
+      legalName: identity.legalName,
+      identityVerifiedAt: identity.verifiedAt,
+    })
+    await usage.record([document.id])
+    await startAuditTrails(tx, [
+      {
+        document: { id: document.id, orgId: principal.orgId },
+        events: [
+          {
+            type: 'document.seal_requested',
+            occurredAt: now,
+            actorName: principal.orgName,
+            authMethod: 'api_key',
+            agentTriggered: input.channel === 'mcp',
+            ip: input.meta.ip,
+            userAgent: input.meta.userAgent,
+            data: { original_sha256: sourcePdfSha256, filename, pages: pageCount, certificate_mode: certificateMode, legal_name: identity.legalName },
+          },
+        ],
+      },
+    ])
+    return document.id
+  })
+
+  await produceOrReschedule(deps, { id: documentId, isVerifiedBadge: true }, 1)
+  return getSeal(db, deps.config.publicUrl, principal, documentId)
+}
+
+/** A self-sealed document of the org with the state of its seal; 404 for anything else. */
+export async function getSeal(db: Db, publicUrl: string, principal: Principal, documentId: string): Promise<SealView> {
+  const [row] = isUuid(documentId)
+    ? await db
+        .select({
+          id: documents.id,
+          title: documents.title,
+          createdAt: documents.createdAt,
+          signedPdfSha256: documents.signedPdfSha256,
+          sealedAt: documents.sealedAt,
+          sealTsa: documents.sealTsa,
+          sealError: documents.sealError,
+          certificateMode: selfSeals.certificateMode,
+          sourcePdfSha256: selfSeals.sourcePdfSha256,
+        })
+        .from(documents)
+        .innerJoin(selfSeals, eq(selfSeals.documentId, documents.id))
+        .where(and(eq(documents.id, documentId), eq(documents.orgId, principal.orgId)))
+    : []
+  if (!row) throw documentNotFound()
+  return presentSeal(publicUrl, row)
+}
