@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { verifyPdf } from '@signet/verify'
@@ -34,7 +36,7 @@ describe.runIf(haveTools('openssl', 'pdfsig'))('time-stamp authorities', () => {
   })
 
   test('TSA_URL is tried in order: a dead authority is skipped and the third party proves the time', async () => {
-    const server = await startTestServer({ env: { TSA_URL: `http://127.0.0.1:1/tsr,${tsa.url},local`, TSA_TIMEOUT_MS: '2000' } })
+    const server = await startTestServer({ env: { TSA_URL: `${await closedPortUrl()},${tsa.url},local`, TSA_TIMEOUT_MS: '2000' } })
     try {
       const org = await setupOrg(server)
       await verifyIdentity(server, org.orgId)
@@ -55,6 +57,15 @@ describe.runIf(haveTools('openssl', 'pdfsig'))('time-stamp authorities', () => {
     }
   })
 })
+
+/** A URL on a loopback port that was just free: connecting to it is refused (fetch rejects ports 1 and 9 outright). */
+async function closedPortUrl(): Promise<string> {
+  const probe = createServer()
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+  const { port } = probe.address() as AddressInfo
+  await new Promise<void>((resolve) => probe.close(() => resolve()))
+  return `http://127.0.0.1:${port}/tsr`
+}
 
 /** An authority the test switches off and on; while off it fails like an unreachable server. */
 function switchableTsa(inner: NamedTimestampAuthority): NamedTimestampAuthority & { up: boolean } {

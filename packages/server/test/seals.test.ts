@@ -160,12 +160,17 @@ describe('POST /api/v1/seals', () => {
     const first = await postSeal(server, free.apiKey, original, { filename: 'C:\\Users\\me\\Q3 Board Minutes.PDF' })
     expect(first.status).toBe(201)
     expect(await bodyOf(first)).toMatchObject({ title: 'Q3 Board Minutes' })
-    for (let i = 0; i < 2; i++) expect((await postSeal(server, free.apiKey, original, { title: `Seal ${i}` })).status).toBe(201)
+    // One pool: a send and a seal take the other two units of the month…
+    const send = await server.request('/api/v1/documents', { method: 'POST', key: free.apiKey, json: { template_id: free.templateId, signer: { email: 'ann@example.com' } } })
+    expect(send.status).toBe(201)
+    expect((await postSeal(server, free.apiKey, original, { title: 'Second seal' })).status).toBe(201)
+    // …so both the next seal and the next send are refused.
     const refused = await postSeal(server, free.apiKey, original, { title: 'one too many' })
     expect(refused.status).toBe(402)
     expect(await bodyOf(refused)).toMatchObject({ error: expect.stringContaining('Free plan') as unknown, upgrade_url: expect.any(String) as unknown })
-    const usage = await bodyOf<Json>(await server.request('/api/v1/usage', { key: free.apiKey }))
-    expect(JSON.stringify(usage)).toContain('seal')
+    const refusedSend = await server.request('/api/v1/documents', { method: 'POST', key: free.apiKey, json: { template_id: free.templateId, signer: { email: 'bo@example.com' } } })
+    expect(refusedSend.status).toBe(402)
+    expect(await bodyOf(await server.request('/api/v1/usage', { key: free.apiKey }))).toMatchObject({ included_used: 3, included_remaining: 0 })
   })
 })
 

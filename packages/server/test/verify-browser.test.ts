@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bodyOf, setupOrg, type Json, type TestOrg } from './helpers/api.ts'
@@ -12,6 +13,9 @@ import { haveTools } from '../../../test-support/tools.ts'
  * bundled @signet/verify library, in the page, against the published root. The page is
  * served from 127.0.0.1, a secure context, so Web Crypto is available as on HTTPS.
  */
+
+/** SIGNET_SCREENSHOTS=1 also refreshes docs/screenshots/ (the page after a check, and the badge). */
+const SCREENSHOTS = process.env.SIGNET_SCREENSHOTS === '1' ? new URL('../../../docs/screenshots/', import.meta.url).pathname : undefined
 
 let server: TestServer
 let org: TestOrg
@@ -56,6 +60,11 @@ describe.runIf(haveTools('chromium'))('the verification page in a browser', () =
     expect(valid).toContain('Valid seal')
     expect(valid).toContain('This is exactly the file sealed here')
     expect(await page.getAttribute('#result', 'class')).toContain('tone-ok')
+    if (SCREENSHOTS) {
+      mkdirSync(SCREENSHOTS, { recursive: true })
+      await page.screenshot({ path: `${SCREENSHOTS}verify-page.png`, fullPage: true })
+      writeFileSync(`${SCREENSHOTS}verified-badge.png`, await download(server, org.apiKey, `/api/v1/documents/${sealed.id as string}/badge`))
+    }
 
     const tampered = sealedFile.slice()
     tampered[200] = (tampered[200] as number) ^ 0x01

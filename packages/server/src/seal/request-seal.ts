@@ -28,8 +28,8 @@ export interface SealRequest {
 const PDF_EXTENSION = /\.pdf$/i
 
 /** The title a seal shows: the one given, else the file's name without .pdf. */
-function titleOf(input: Pick<SealRequest, 'title' | 'filename'>): string {
-  const title = (input.title ?? input.filename?.replace(PDF_EXTENSION, '') ?? '').trim()
+function titleOf(given: string | undefined, filename: string | null): string {
+  const title = (given ?? filename?.replace(PDF_EXTENSION, '') ?? '').trim()
   if (title.length === 0) throw invalid('Give the sealed document a title (or a filename to take it from).')
   if (title.length > 200) throw invalid('The title must be at most 200 characters.')
   return title
@@ -52,8 +52,8 @@ function filenameOf(raw: string | undefined): string | null {
 export async function requestSeal(deps: FinalPdfDeps, principal: Principal, input: SealRequest): Promise<SealView> {
   const { db, clock, blobs } = deps
   if (input.pdf.byteLength > MAX_SEAL_PDF_BYTES) throw invalid('The PDF is larger than 25 MB.')
-  const title = titleOf(input)
   const filename = filenameOf(input.filename)
+  const title = titleOf(input.title, filename)
   const certificateMode = input.certificateMode ?? 'both'
   const identity = requireVerifiedIdentity(await requireOrg(db, principal.orgId), clock.now())
   const { pdf, pages } = await openPdf(input.pdf)

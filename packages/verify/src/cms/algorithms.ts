@@ -1,4 +1,4 @@
-import { children, expect, oid, readDer, smallInteger, TAG, type Der } from '../asn1/der.ts'
+import { children, expect, oid, smallInteger, TAG, type Der } from '../asn1/der.ts'
 import type { HashName } from '../util/digest.ts'
 
 /** Object identifiers and the algorithms we accept. SHA-1 is recognised but refused for signatures. */
@@ -113,9 +113,4 @@ export function signatureScheme(algorithm: AlgorithmIdentifier, digestHash: Hash
   else throw new UnsupportedAlgorithmError(`unsupported signature algorithm ${algorithm.oid}`)
   if (scheme.hash === 'SHA-1') throw new UnsupportedAlgorithmError('SHA-1 signatures are not accepted')
   return scheme
-}
-
-/** Parses a DER AlgorithmIdentifier from bytes (for tests and callers holding raw encodings). */
-export function algorithmIdentifierFromBytes(bytes: Uint8Array): AlgorithmIdentifier {
-  return algorithmIdentifier(readDer(bytes))
 }

@@ -1,5 +1,6 @@
 import { Asn1Error, children, content, expect, integerHex, octets, oid, raw, readDer, smallInteger, TAG, type Der } from '../asn1/der.ts'
 import { algorithmIdentifier, OID, type AlgorithmIdentifier } from './algorithms.ts'
+import { copyBytes } from '../util/bytes.ts'
 
 /**
  * CMS SignedData (RFC 5652) as found in PDF signatures and RFC 3161 tokens, parsed with
@@ -63,7 +64,7 @@ function signerInfo(element: Der): SignerInfo {
   let current = next()
   if (current?.tag === 0xa0) {
     // [0] IMPLICIT SET OF Attribute: the signature is over the same bytes with the SET tag.
-    signedAttributesDer = raw(current).slice()
+    signedAttributesDer = copyBytes(raw(current))
     signedAttributesDer[0] = TAG.SET
     signedAttributes = attributes(current)
     current = next()

@@ -32,8 +32,8 @@ export interface SignerInput {
   signedData: SignedData
   /** The content type the signed attributes must declare. */
   expectedContentType: string
-  /** Digest of the content under the SignerInfo's digest algorithm. */
-  contentDigest: (hash: HashName) => Promise<Uint8Array>
+  /** Digest of the content under the SignerInfo's digest algorithm; null when the content is unknown. */
+  contentDigest: (hash: HashName) => Promise<Uint8Array | null>
   /** The content itself, needed only for signatures without signed attributes. */
   content: () => Promise<Uint8Array>
   /** Extra certificates to look for the signer in (DSS, anchors). */
@@ -108,8 +108,9 @@ export async function checkSigner(input: SignerInput): Promise<SignerCheck> {
       problems.push('the signed attributes have no messageDigest')
       result.digestMatches = false
     } else {
-      result.digestMatches = bytesEqual(octets(messageDigest), await input.contentDigest(result.digestAlgorithm))
-      if (!result.digestMatches) problems.push('the digest of the signed bytes does not match the signed messageDigest: the document was modified')
+      const computed = await input.contentDigest(result.digestAlgorithm)
+      result.digestMatches = computed === null ? null : bytesEqual(octets(messageDigest), computed)
+      if (result.digestMatches === false) problems.push('the digest of the signed bytes does not match the signed messageDigest: the document was modified')
     }
     const declaredType = contentType && contentType.tag === TAG.OID ? oid(contentType) : null
     if (declaredType !== input.expectedContentType) problems.push(`the signed contentType attribute is ${declaredType ?? 'missing'}, expected ${input.expectedContentType}`)

@@ -1,7 +1,7 @@
 import { children, content, readDer, TAG, expect } from '../asn1/der.ts'
 import { CURVES, OID, UnsupportedAlgorithmError, type AlgorithmIdentifier, type SignatureScheme } from './algorithms.ts'
 import { oid } from '../asn1/der.ts'
-import { latin1 } from '../util/bytes.ts'
+import { bufferSource, latin1 } from '../util/bytes.ts'
 
 /**
  * Signature checks with Web Crypto (native in Node and browsers). ECDSA signatures in
@@ -59,7 +59,7 @@ function importKey(key: PublicKeyInfo, scheme: SignatureScheme): Promise<CryptoK
   const cacheKey = `${scheme.kind}:${scheme.hash}:${latin1(spki)}`
   let pending = keyCache.get(cacheKey)
   if (!pending) {
-    pending = crypto.subtle.importKey('spki', spki, algorithm, false, ['verify'])
+    pending = crypto.subtle.importKey('spki', bufferSource(spki), algorithm, false, ['verify'])
     keyCache.set(cacheKey, pending)
     if (keyCache.size > 256) keyCache.delete(keyCache.keys().next().value as string)
   }
@@ -92,8 +92,8 @@ export async function verifySignature(key: PublicKeyInfo, scheme: SignatureSchem
   if (scheme.kind === 'ECDSA') {
     const p1363 = derToP1363(signature, curveOf(key).size)
     if (!p1363) return false
-    return crypto.subtle.verify({ name: 'ECDSA', hash: scheme.hash }, cryptoKey, p1363, data)
+    return crypto.subtle.verify({ name: 'ECDSA', hash: scheme.hash }, cryptoKey, bufferSource(p1363), bufferSource(data))
   }
-  if (scheme.kind === 'RSA-PSS') return crypto.subtle.verify({ name: 'RSA-PSS', saltLength: scheme.saltLength }, cryptoKey, signature, data)
-  return crypto.subtle.verify({ name: 'RSASSA-PKCS1-v1_5' }, cryptoKey, signature, data)
+  if (scheme.kind === 'RSA-PSS') return crypto.subtle.verify({ name: 'RSA-PSS', saltLength: scheme.saltLength }, cryptoKey, bufferSource(signature), bufferSource(data))
+  return crypto.subtle.verify({ name: 'RSASSA-PKCS1-v1_5' }, cryptoKey, bufferSource(signature), bufferSource(data))
 }

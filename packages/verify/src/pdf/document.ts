@@ -45,17 +45,18 @@ export class PdfDocument {
 
   /** Reads the cross-reference chain; throws PdfSyntaxError when the file has no usable one. */
   static async open(bytes: Uint8Array): Promise<PdfDocument> {
-    const candidates = startxrefCandidates(bytes)
-    if (candidates.length === 0) throw new PdfSyntaxError('no startxref found', bytes.length)
     let lastError: unknown = null
-    for (const [attempt, startxref] of candidates.entries()) {
+    let attempt = 0
+    for (const startxref of startxrefCandidates(bytes)) {
       try {
         const sections = await readXrefChain(bytes, startxref)
         return new PdfDocument(bytes, buildRevisions(bytes, sections), attempt > 0)
       } catch (error) {
         lastError = error
       }
+      attempt++
     }
+    if (lastError === null) throw new PdfSyntaxError('no startxref found', bytes.length)
     throw lastError instanceof Error ? lastError : new PdfSyntaxError('unreadable cross-reference table', bytes.length)
   }
 

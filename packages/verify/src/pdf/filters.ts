@@ -1,4 +1,5 @@
 import { PdfDict, PdfName, type PdfValue } from './objects.ts'
+import { bufferSource, copyBytes } from '../util/bytes.ts'
 
 /**
  * Stream decoding for the streams the verifier must read: cross-reference streams,
@@ -13,7 +14,7 @@ async function inflate(data: Uint8Array): Promise<Uint8Array> {
   const stream = new DecompressionStream('deflate')
   const writer = stream.writable.getWriter()
   // Errors surface on the reading side; swallow them here so they are not unhandled.
-  writer.write(data).catch(() => undefined)
+  writer.write(bufferSource(data)).catch(() => undefined)
   writer.close().catch(() => undefined)
   const reader = stream.readable.getReader()
   const chunks: Uint8Array[] = []
@@ -55,7 +56,7 @@ export function unpredict(data: Uint8Array, parms: PdfDict | null): Uint8Array {
   const rowLength = Math.ceil((colors * bits * columns) / 8)
   if (predictor === 2) {
     if (bits !== 8) throw new Error('TIFF predictor with other than 8 bits per component is not supported')
-    const out = data.slice()
+    const out = copyBytes(data)
     for (let row = 0; row + rowLength <= out.length; row += rowLength) {
       for (let i = bytesPerPixel; i < rowLength; i++) out[row + i] = ((out[row + i] as number) + (out[row + i - bytesPerPixel] as number)) & 0xff
     }

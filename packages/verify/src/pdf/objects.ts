@@ -57,17 +57,6 @@ export class PdfStream {
 
 export type PdfValue = null | boolean | number | PdfName | PdfString | PdfRef | PdfDict | PdfStream | PdfValue[]
 
-export function isDict(value: PdfValue | undefined): value is PdfDict {
-  return value instanceof PdfDict
-}
-
-/** The dictionary of a dict or a stream. */
-export function dictOf(value: PdfValue | undefined): PdfDict | null {
-  if (value instanceof PdfDict) return value
-  if (value instanceof PdfStream) return value.dict
-  return null
-}
-
 /** A short human description of a value, for reports. */
 export function describe(value: PdfValue | undefined): string {
   if (value === undefined || value === null) return 'null'

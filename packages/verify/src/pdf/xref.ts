@@ -34,19 +34,27 @@ const STARTXREF = asciiBytes('startxref')
 const EOF_MARKER = asciiBytes('%%EOF')
 const MAX_SECTIONS = 10_000
 
-/** Candidate startxref values, last one first (the file's real one unless junk was appended). */
-export function startxrefCandidates(bytes: Uint8Array, max = 5): number[] {
-  const out: number[] = []
+/**
+ * Candidate startxref values, last one first (the file's real one unless junk was
+ * appended). Lazy: earlier ones are only searched for when the last one fails.
+ */
+export function* startxrefCandidates(bytes: Uint8Array, max = 5): Generator<number> {
   let before = bytes.length
-  while (out.length < max) {
+  for (let found = 0; found < max; ) {
     const at = lastIndexOfBytes(bytes, STARTXREF, before)
-    if (at === -1) break
-    const lexer = new Lexer(bytes, at + STARTXREF.length)
-    const token = lexer.next()
-    if (token.kind === 'number' && token.integer && token.value >= 0 && token.value < bytes.length) out.push(token.value)
+    if (at === -1) return
     before = at
+    const lexer = new Lexer(bytes, at + STARTXREF.length)
+    try {
+      const token = lexer.next()
+      if (token.kind === 'number' && token.integer && token.value >= 0 && token.value < bytes.length) {
+        found++
+        yield token.value
+      }
+    } catch {
+      // Not a number after this "startxref": keep looking.
+    }
   }
-  return out
 }
 
 function findEof(bytes: Uint8Array, from: number): number {

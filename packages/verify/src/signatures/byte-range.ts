@@ -1,5 +1,5 @@
 import type { PdfDocument } from '../pdf/document.ts'
-import { PdfString } from '../pdf/objects.ts'
+import type { PdfString } from '../pdf/objects.ts'
 import { onlyWhitespace } from '../util/bytes.ts'
 import type { SignatureField } from './fields.ts'
 

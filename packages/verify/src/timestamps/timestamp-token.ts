@@ -6,7 +6,7 @@ import { validateChain, type ChainResult } from '../trust/chain.ts'
 import type { TrustAnchors } from '../trust/anchors.ts'
 import type { Certificate } from '../x509/certificate.ts'
 import { describeName } from '../x509/names.ts'
-import { bytesEqual, toHex } from '../util/bytes.ts'
+import { bytesEqual, copyBytes, toHex } from '../util/bytes.ts'
 import { digest, type HashName } from '../util/digest.ts'
 
 /**
@@ -72,7 +72,7 @@ export async function checkTimestampToken(token: Uint8Array, imprintOf: (hash: H
   const eContent = signedData.eContent
   let tstInfo: pkijs.TSTInfo
   try {
-    tstInfo = pkijs.TSTInfo.fromBER(eContent.slice())
+    tstInfo = pkijs.TSTInfo.fromBER(copyBytes(eContent))
   } catch (error) {
     result.unsupported = `unreadable TSTInfo: ${error instanceof Error ? error.message : String(error)}`
     return result
@@ -94,7 +94,8 @@ export async function checkTimestampToken(token: Uint8Array, imprintOf: (hash: H
     expectedContentType: OID.tstInfo,
     contentDigest: (hash) => digest(hash, eContent),
     content: () => Promise.resolve(eContent),
-    extraCertificates: context.extraCertificates,
+    // The TSA certificate may be left out of the token (certReq false) and given as an anchor or in the DSS.
+    extraCertificates: [...context.anchors.certificates, ...context.extraCertificates],
   })
   result.certificates = signer.certificates
   result.signer = signer.signer

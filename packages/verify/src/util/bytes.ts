@@ -8,17 +8,6 @@ export function toHex(bytes: Uint8Array): string {
   return out
 }
 
-export function fromHex(hex: string): Uint8Array {
-  const clean = hex.length % 2 === 0 ? hex : `${hex}0`
-  const out = new Uint8Array(clean.length / 2)
-  for (let i = 0; i < out.length; i++) {
-    const byte = Number.parseInt(clean.slice(i * 2, i * 2 + 2), 16)
-    if (Number.isNaN(byte)) throw new Error('invalid hex')
-    out[i] = byte
-  }
-  return out
-}
-
 export function toBase64(bytes: Uint8Array): string {
   let binary = ''
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
@@ -99,4 +88,17 @@ export function isPdfWhitespace(byte: number | undefined): boolean {
 export function onlyWhitespace(bytes: Uint8Array, start: number, end: number): boolean {
   for (let i = start; i < end; i++) if (!isPdfWhitespace(bytes[i])) return false
   return true
+}
+
+/**
+ * TypeScript types Web Crypto and stream inputs as ArrayBuffer-backed views; ours always
+ * are (the library never creates SharedArrayBuffers), so this only narrows the type.
+ */
+export function bufferSource(view: Uint8Array): Uint8Array<ArrayBuffer> {
+  return view as Uint8Array<ArrayBuffer>
+}
+
+/** A copy. (Not `.slice()`: on a Node Buffer, which callers may pass, that is a view.) */
+export function copyBytes(view: Uint8Array): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(view)
 }

@@ -1,8 +1,8 @@
 import * as pkijs from 'pkijs'
 import { Asn1Error, children, content, expect, oid, raw, readDer, smallInteger, TAG, integerHex, type Der } from '../asn1/der.ts'
-import { algorithmIdentifier, CURVES, OID, type AlgorithmIdentifier } from '../cms/algorithms.ts'
+import { algorithmIdentifier, type AlgorithmIdentifier } from '../cms/algorithms.ts'
 import { digest } from '../util/digest.ts'
-import { bytesEqual, toBase64 } from '../util/bytes.ts'
+import { copyBytes, toBase64 } from '../util/bytes.ts'
 import { describeName } from './names.ts'
 
 /**
@@ -90,7 +90,7 @@ export async function parseCertificate(der: Uint8Array): Promise<Certificate> {
   const signatureBits = content(expect(sigElement, TAG.BIT_STRING, 'signature'))
   const [keyAlgorithm] = children(spkiElement)
 
-  const parsed = pkijs.Certificate.fromBER(der.slice(top.start, top.end))
+  const parsed = pkijs.Certificate.fromBER(copyBytes(der.subarray(top.start, top.end)))
   const subject = describeName(parsed.subject)
   const extensions = parseExtensions(tbsFields)
 
@@ -137,15 +137,4 @@ export async function parseCertificate(der: Uint8Array): Promise<Certificate> {
     subjectKeyIdentifier: ski ? content(readDer(ski.value)) : null,
     unhandledCritical: [...extensions].filter(([id, extension]) => extension.critical && !HANDLED_EXTENSIONS.has(id)).map(([id]) => id),
   }
-}
-
-export function sameName(a: Uint8Array, b: Uint8Array): boolean {
-  return bytesEqual(a, b)
-}
-
-/** Key parameters for Web Crypto: the curve of an EC key, or null for RSA. */
-export function curveOf(certificate: Certificate): (typeof CURVES)[string] | null {
-  if (certificate.keyAlgorithm.oid !== OID.ecPublicKey) return null
-  const params = certificate.keyAlgorithm.params
-  return params && params.tag === TAG.OID ? (CURVES[oid(params)] ?? null) : null
 }
