@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { OPENSSL_CA_CONFIG } from './openssl-ca.ts'
 
 /*
  * A third-party RFC 3161 time-stamp authority for tests: OpenSSL's `ts -reply` behind
@@ -28,16 +29,7 @@ export interface OpensslTsa {
   close(): Promise<void>
 }
 
-const CONFIG = `
-[ req ]
-distinguished_name = dn
-prompt = no
-[ dn ]
-CN = placeholder
-[ root_ext ]
-basicConstraints = critical, CA:true
-keyUsage = critical, keyCertSign, cRLSign
-subjectKeyIdentifier = hash
+const CONFIG = `${OPENSSL_CA_CONFIG}
 [ tsa_ext ]
 basicConstraints = critical, CA:false
 keyUsage = critical, digitalSignature

@@ -50,6 +50,14 @@ const OPERATIONS = [
   ['post', '/api/v1/webhooks/{id}/rotate-secret'],
   ['get', '/api/v1/webhooks/{id}/deliveries'],
   ['post', '/api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver'],
+  ['post', '/api/v1/seals'],
+  ['get', '/api/v1/seals/{id}'],
+] as const
+
+/** The public routes the document also describes: no API key, so no 401 or 429. */
+const PUBLIC_OPERATIONS = [
+  ['get', '/.well-known/signet-root.pem'],
+  ['get', '/verify/{id}.json'],
 ] as const
 
 let document: OpenApi
@@ -73,13 +81,23 @@ describe('GET /api/v1/openapi.json', () => {
     expect(document.info.version).toBe('1.0.0')
   })
 
-  test('describes exactly the /api/v1 REST operations', () => {
+  test('describes exactly the /api/v1 REST operations and the public verification routes', () => {
     const described = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.keys(item)
         .filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
         .map((method) => `${method} ${path}`),
     )
-    expect(described.sort()).toEqual(OPERATIONS.map(([method, path]) => `${method} ${path}`).sort())
+    expect(described.sort()).toEqual([...OPERATIONS, ...PUBLIC_OPERATIONS].map(([method, path]) => `${method} ${path}`).sort())
+  })
+
+  test.each(PUBLIC_OPERATIONS)('%s %s needs no API key', (method, path) => {
+    expect(operation(method, path)).toMatchObject({ security: [] })
+  })
+
+  test('the seal upload is a raw PDF body', () => {
+    const body = operation('post', '/api/v1/seals').requestBody?.content
+    expect(Object.keys(body ?? {})).toEqual(['application/pdf'])
+    expect(body?.['application/pdf']?.schema).toMatchObject({ type: 'string', format: 'binary' })
   })
 
   test.each(OPERATIONS)('%s %s documents 401 and 429', (method, path) => {

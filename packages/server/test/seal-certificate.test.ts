@@ -1,12 +1,11 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { CryptoKeySigner, PDF, type PdfArray, type PdfNumber, type Rect } from '@libpdf/core'
 import QRCode from 'qrcode'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { beforeAll, describe, expect, test } from 'vitest'
 import { appendSealCertificate, renderSealCertificatePdf, type SealCertificateFacts } from '../src/seal/seal-certificate.ts'
 import { haveTools } from '../../../test-support/tools.ts'
+import { scratchFiles } from './helpers/scratch-files.ts'
 import { makePdf } from './helpers/pdf.ts'
 
 const facts = (overrides: Partial<SealCertificateFacts> = {}): SealCertificateFacts => ({
@@ -24,18 +23,9 @@ const facts = (overrides: Partial<SealCertificateFacts> = {}): SealCertificateFa
   ...overrides,
 })
 
-let dir: string
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'signet-seal-certificate-'))
-})
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-let files = 0
-function save(pdf: Uint8Array): string {
-  const path = join(dir, `out-${++files}.pdf`)
-  writeFileSync(path, pdf)
-  return path
-}
+const scratch = scratchFiles('seal-certificate')
+const save = (pdf: Uint8Array) => scratch.save(pdf)
+let renders = 0
 
 const pdftotext = (path: string, page?: number) =>
   execFileSync('pdftotext', ['-enc', 'UTF-8', ...(page ? ['-f', String(page), '-l', String(page)] : []), path, '-'], { encoding: 'utf8' })
@@ -68,7 +58,7 @@ async function links(bytes: Uint8Array): Promise<{ uri: string | undefined; rect
 
 /** Grey levels (0 black … 255 white) of the last page rendered by poppler, sampled at points from the page's bottom-left. */
 function renderLastPage(path: string, dpi: number): (x: number, y: number) => number {
-  const out = join(dir, `page-${++files}`)
+  const out = scratch.path(`page-${++renders}`)
   const last = String(pageCount(path))
   execFileSync('pdftoppm', ['-gray', '-r', String(dpi), '-f', last, '-l', last, '-singlefile', path, out])
   const pgm = readFileSync(`${out}.pgm`)
@@ -206,9 +196,9 @@ describe.runIf(haveTools('qpdf', 'openssl', 'pdfsig'))('appendSealCertificate on
     execFileSync(
       'openssl',
       ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=Earlier Signer', '-days', '2', '-keyout', 'key.pem', '-out', 'cert.pem'],
-      { cwd: dir, stdio: 'ignore' },
+      { cwd: scratch.path('.'), stdio: 'ignore' },
     )
-    const der = (file: string) => Buffer.from(readFileSync(join(dir, file), 'latin1').replace(/-----[^-]+-----|\s/g, ''), 'base64')
+    const der = (file: string) => Buffer.from(readFileSync(scratch.path(file), 'latin1').replace(/-----[^-]+-----|\s/g, ''), 'base64')
     const key = await crypto.subtle.importKey('pkcs8', der('key.pem'), { name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign'])
     const pdf = await PDF.load(await makePdf(1))
     const { bytes } = await pdf.sign({ signer: new CryptoKeySigner(key, der('cert.pem'), 'EC', 'ECDSA'), reason: 'Approved' })

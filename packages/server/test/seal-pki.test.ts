@@ -198,7 +198,6 @@ describe.runIf(haveOpensslAndPdfsig)('sealing a PDF at B-T, checked with pdfsig'
     const sealed = await seal(await makePdf(2), credentials, timestampAuthorityChain([await localTsa(clock)]))
 
     const report = await pdfsig(sealed)
-    console.info(`pdfsig -no-ocsp on a PDF sealed with the instance PKI and the local TSA:\n${report}`)
     expect(report).toContain('Signature Validation: Signature is Valid.')
     expect(report).toContain('Total document signed')
     expect(report).toContain('Signature Type: ETSI.CAdES.detached')
@@ -269,7 +268,6 @@ describe.runIf(haveOpensslAndPdfsig)('sealing a PDF at B-T, checked with pdfsig'
       expect(credentials.rootCertificatePem).toContain('-----BEGIN CERTIFICATE-----')
 
       const report = await pdfsig(await seal(await makePdf(), credentials, await localTsa(fixedClock(new Date()))))
-      console.info(`pdfsig -no-ocsp on a PDF sealed with an OpenSSL-made P12:\n${report}`)
       expect(report).toContain('Signature Validation: Signature is Valid.')
       expect(report).toContain('Total document signed')
       expect(report).toContain('Signer Certificate Common Name: Acme Document Seal')
@@ -387,24 +385,5 @@ describe('the time-stamp authority chain', () => {
 
   test('needs at least one authority', () => {
     expect(() => timestampAuthorityChain([])).toThrow('needs at least one authority')
-  })
-})
-
-describe('sealing speed', () => {
-  test('seals a 10-page PDF at B-T with the local TSA in ≤ 150 ms (median of 10)', async () => {
-    const pdf = await makePdf(10)
-    const credentials = await sealCredentialsFromPki(pki)
-    const tsa = timestampAuthorityChain([await localTsa(fixedClock(new Date()))])
-    await seal(pdf, credentials, tsa) // warm-up: module and JIT
-    const timings: number[] = []
-    for (let round = 0; round < 10; round++) {
-      const started = performance.now()
-      await seal(pdf, credentials, tsa)
-      timings.push(performance.now() - started)
-    }
-    timings.sort((a, b) => a - b)
-    const median = ((timings[4] ?? 0) + (timings[5] ?? 0)) / 2
-    console.info(`sealing a 10-page PDF at B-T with the local TSA: median ${median.toFixed(1)} ms (${timings.map((ms) => ms.toFixed(1)).join(', ')})`)
-    expect(median).toBeLessThanOrEqual(150)
   })
 })

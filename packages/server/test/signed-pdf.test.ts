@@ -1,15 +1,14 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { deflateSync } from 'node:zlib'
 import { PDF, PdfArray, PdfDict, PdfName, PdfNumber, PdfString, type PdfRef } from '@libpdf/core'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { beforeAll, describe, expect, test } from 'vitest'
 import type { TemplateField } from '../src/db/schema.ts'
 import { renderSignedPdf, type CertificateDetails, type RenderedFieldValue, type SignedPdfInput } from '../src/signing/signed-pdf.ts'
 import { makePdf } from './helpers/pdf.ts'
 import { haveTools } from '../../../test-support/tools.ts'
+import { scratchFiles } from './helpers/scratch-files.ts'
 import { PNG_SIGNATURE, pngChunk } from './helpers/png.ts'
 
 // ---- inputs -------------------------------------------------------------------------------------
@@ -135,18 +134,9 @@ function certificate(overrides: Partial<CertificateDetails> = {}): CertificateDe
 
 // ---- oracles ------------------------------------------------------------------------------------
 
-let dir: string
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'signet-signed-pdf-'))
-})
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-let files = 0
-function save(pdf: Uint8Array): string {
-  const path = join(dir, `out-${++files}.pdf`)
-  writeFileSync(path, pdf)
-  return path
-}
+const scratch = scratchFiles('signed-pdf')
+const save = (pdf: Uint8Array) => scratch.save(pdf)
+let renders = 0
 
 const pdftotext = (path: string) => execFileSync('pdftotext', ['-enc', 'UTF-8', path, '-'], { encoding: 'utf8' })
 const pageCount = (path: string) => Number(execFileSync('qpdf', ['--show-npages', path], { encoding: 'utf8' }).trim())
@@ -170,7 +160,7 @@ const DPI = 50
 
 /** Page `page` (1-based) rendered by poppler in greyscale, as viewers show it (its CropBox). */
 function render(path: string, page: number, dpi = DPI): Gray {
-  const out = join(dir, `page-${++files}`)
+  const out = scratch.path(`page-${++renders}`)
   execFileSync('pdftoppm', ['-gray', '-cropbox', '-r', String(dpi), '-f', String(page), '-l', String(page), '-singlefile', path, out])
   const pgm = readFileSync(`${out}.pgm`)
   // Binary PGM: "P5", width, height, maxval, each followed by one whitespace byte, then the pixels.

@@ -1,27 +1,10 @@
 import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm'
-import type { BlobStore } from '../adapters/blob-store.ts'
-import type { Clock } from '../adapters/clock.ts'
-import type { Config } from '../config.ts'
-import type { Db } from '../db/client.ts'
 import { documents } from '../db/schema.ts'
 import { startBackgroundLoop, type BackgroundLoop } from '../lib/background-loop.ts'
-import type { Logger } from '../lib/logger.ts'
+import type { FinalPdfDeps } from './final-pdf.ts'
 import { produceSelfSealedPdf } from '../seal/produce-self-seal.ts'
-import type { Sealer } from '../seal/sealer.ts'
 import { TimestampUnavailableError } from '../seal/tsa-chain.ts'
 import { produceSignedPdf } from '../signing/produce-signed-pdf.ts'
-
-export interface FinalPdfDeps {
-  db: Db
-  blobs: BlobStore
-  clock: Clock
-  logger: Logger
-  sealer: Sealer
-  /** publicUrl: the base of the public verification pages printed on certificates */
-  config: Pick<Config, 'publicUrl'>
-  /** Kicked after a signed PDF is stored, so the completion mails leave at once. */
-  mail: { kick(): void }
-}
 
 /** A render in flight holds its document this long; a crash mid-render makes it due again afterwards. */
 export const FINAL_PDF_LEASE_MS = 2 * 60_000

@@ -1,6 +1,6 @@
-import { and, eq, isNull } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import { appendAuditEvents } from '../audit/audit-trail.ts'
-import type { FinalPdfDeps } from '../documents/final-pdf-job.ts'
+import { storeFinalPdf, type FinalPdfDeps } from '../documents/final-pdf.ts'
 import { documents, selfSeals } from '../db/schema.ts'
 import { appendSealCertificate, renderSealCertificatePdf, type SealCertificateFacts } from './seal-certificate.ts'
 import { verifyUrlOf } from './verify-url.ts'
@@ -42,14 +42,9 @@ export async function produceSelfSealedPdf(deps: FinalPdfDeps, documentId: strin
   const certificate = seal.certificateMode === 'appended' ? null : await sealer.seal(await renderSealCertificatePdf(facts), { reason })
 
   await db.transaction(async (tx) => {
-    const sha256 = await blobs.put(tx, sealed.bytes)
+    const sha256 = await storeFinalPdf(tx, blobs, documentId, sealed)
+    if (!sha256) return // another process finished first
     const certificateSha256 = certificate ? await blobs.put(tx, certificate.bytes) : null
-    const [stored] = await tx
-      .update(documents)
-      .set({ signedPdfSha256: sha256, nextRenderAt: null, sealedAt: sealed.sealedAt, sealTsa: sealed.tsaName, sealError: null })
-      .where(and(eq(documents.id, documentId), isNull(documents.signedPdfSha256)))
-      .returning({ id: documents.id })
-    if (!stored) return // another process finished first
     await tx.update(selfSeals).set({ certificatePdfSha256: certificateSha256 }).where(eq(selfSeals.documentId, documentId))
     await appendAuditEvents(tx, document, [
       {

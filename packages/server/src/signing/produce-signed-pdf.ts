@@ -1,7 +1,7 @@
-import { and, asc, eq, isNull } from 'drizzle-orm'
+import { asc, eq } from 'drizzle-orm'
 import type { BlobStore } from '../adapters/blob-store.ts'
 import { appendAuditEvents, checkAuditChain, readAuditTrail, type AuditEvent, type AuthMethod } from '../audit/audit-trail.ts'
-import type { FinalPdfDeps } from '../documents/final-pdf-job.ts'
+import { storeFinalPdf, type FinalPdfDeps } from '../documents/final-pdf.ts'
 import { documents, orgs, signers, templates, type StoredFieldValue } from '../db/schema.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import { completedMail } from '../mail/templates.ts'
@@ -59,13 +59,8 @@ export async function produceSignedPdf(deps: FinalPdfDeps, documentId: string): 
   const { bytes } = sealed
   const filename = signedPdfFilename(document.title)
   await db.transaction(async (tx) => {
-    const sha256 = await blobs.put(tx, bytes)
-    const [stored] = await tx
-      .update(documents)
-      .set({ signedPdfSha256: sha256, nextRenderAt: null, sealedAt: sealed.sealedAt, sealTsa: sealed.tsaName, sealError: null })
-      .where(and(eq(documents.id, documentId), isNull(documents.signedPdfSha256)))
-      .returning({ id: documents.id })
-    if (!stored) return // another process finished first
+    const sha256 = await storeFinalPdf(tx, blobs, documentId, sealed)
+    if (!sha256) return // another process finished first
     await appendAuditEvents(tx, document, [{ type: 'signed_pdf.created', occurredAt: clock.now(), authMethod: 'system', data: { sha256, bytes: bytes.byteLength, sealed_at: sealed.sealedAt.toISOString(), tsa: sealed.tsaName } }])
     await enqueueMail(
       tx,

@@ -1,3 +1,4 @@
+import { concatBytes } from '../util/bytes.ts'
 /**
  * A minimal BER/DER reader that keeps the raw bytes of every element. Signatures are
  * computed over exact encodings (signed attributes, TBSCertificate, SubjectPublicKeyInfo),
@@ -101,14 +102,7 @@ export function expect(element: Der | undefined, tag: number, what: string): Der
 export function octets(element: Der): Uint8Array {
   if ((element.tag & 0x1f) !== TAG.OCTET_STRING && (element.tag & 0xc0) === 0) throw new Asn1Error('expected OCTET STRING')
   if (!element.constructed) return content(element)
-  const parts = children(element).map(octets)
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0))
-  let offset = 0
-  for (const part of parts) {
-    out.set(part, offset)
-    offset += part.length
-  }
-  return out
+  return concatBytes(children(element).map(octets))
 }
 
 export function oid(element: Der): string {

@@ -3,6 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { CryptoKeySigner } from '@libpdf/core'
+import { OPENSSL_CA_CONFIG } from '../../../../test-support/openssl-ca.ts'
 
 /*
  * Test certificates made with OpenSSL: a self-made root and a leaf it signs, as the
@@ -11,16 +12,7 @@ import { CryptoKeySigner } from '@libpdf/core'
 
 const run = promisify(execFile)
 
-const CONFIG = `
-[ req ]
-distinguished_name = dn
-prompt = no
-[ dn ]
-CN = placeholder
-[ root_ext ]
-basicConstraints = critical, CA:true
-keyUsage = critical, keyCertSign, cRLSign
-subjectKeyIdentifier = hash
+const CONFIG = `${OPENSSL_CA_CONFIG}
 [ leaf_ext ]
 basicConstraints = critical, CA:false
 keyUsage = critical, digitalSignature, nonRepudiation

@@ -1,4 +1,4 @@
-import { html, jsonForScript, type SafeHtml } from '../../signing/web/html.ts'
+import { html, htmlPage, type SafeHtml } from '../../signing/web/html.ts'
 import type { PublicVerification } from '../public-verification.ts'
 
 export interface VerifyPageAssets {
@@ -10,27 +10,13 @@ export interface VerifyPageAssets {
 const utc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`
 
 function shell(title: string, body: SafeHtml, assets: VerifyPageAssets, boot?: Record<string, unknown>): string {
-  const script = boot
-    ? html`<script type="application/json" id="signet-boot">${jsonForScript(boot)}</script>
-<script type="module" src="${assets.scriptUrl}"></script>`
-    : ''
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light">
-<link rel="icon" href="data:,">
-<title>${title}</title>
-<link rel="stylesheet" href="${assets.styleUrl}">
-${script}
-</head>
-<body>
-<header class="brand"><span class="mark" aria-hidden="true">✓</span> Signet verification</header>
-${body}
-</body>
-</html>
-`.value
+  return htmlPage({
+    title,
+    stylesheetUrl: assets.styleUrl,
+    body: html`<header class="brand"><span class="mark" aria-hidden="true">✓</span> Signet verification</header>
+${body}`,
+    ...(boot ? { script: { url: assets.scriptUrl, boot } } : {}),
+  })
 }
 
 function row(label: string, value: SafeHtml | string): SafeHtml {

@@ -41,3 +41,41 @@ export function jsonForScript(value: unknown): SafeHtml {
   const json = JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
   return new SafeHtml(json)
 }
+
+export interface HtmlPage {
+  title: string
+  stylesheetUrl: string
+  body: SafeHtml
+  bodyClass?: string
+  /** The page's module script and the JSON it boots from (read from #signet-boot). */
+  script?: { url: string; boot: Record<string, unknown> }
+}
+
+/**
+ * A whole page of ours: no inline script or style (the pages' CSP forbids both), not indexed,
+ * no Referer sent (signing links carry their secret in the URL).
+ */
+export function htmlPage({ title, stylesheetUrl, body, bodyClass, script }: HtmlPage): string {
+  const scripts = script
+    ? html`<script type="application/json" id="signet-boot">${jsonForScript(script.boot)}</script>
+<script type="module" src="${script.url}"></script>`
+    : ''
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<meta name="referrer" content="no-referrer">
+<meta name="color-scheme" content="light">
+<link rel="icon" href="data:,">
+<title>${title}</title>
+<link rel="stylesheet" href="${stylesheetUrl}">
+${scripts}
+</head>
+<body${bodyClass ? html` class="${bodyClass}"` : ''}>
+${body}
+</body>
+</html>
+`.value
+}

@@ -1,6 +1,6 @@
 import type { FieldType, TemplateField } from '../../db/schema.ts'
 import { signingAssetUrl } from '../../http/routes/signing-assets.ts'
-import { html, jsonForScript, type SafeHtml } from './html.ts'
+import { html, htmlPage, type SafeHtml } from './html.ts'
 
 /**
  * Server-rendered pages of the signing flow. Every page is a complete HTML document that
@@ -54,28 +54,13 @@ interface Shell {
 }
 
 function shell({ title, view, body, boot }: Shell): string {
-  const script = boot
-    ? html`<script type="application/json" id="signet-boot">${jsonForScript(boot)}</script>
-<script type="module" src="${signingAssetUrl('sign.js')}"></script>`
-    : ''
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<meta name="referrer" content="no-referrer">
-<meta name="color-scheme" content="light">
-<link rel="icon" href="data:,">
-<title>${title}</title>
-<link rel="stylesheet" href="${signingAssetUrl('sign.css')}">
-${script}
-</head>
-<body class="view-${view}">
-${body}
-</body>
-</html>
-`.value
+  return htmlPage({
+    title,
+    stylesheetUrl: signingAssetUrl('sign.css'),
+    body,
+    bodyClass: `view-${view}`,
+    ...(boot ? { script: { url: signingAssetUrl('sign.js'), boot } } : {}),
+  })
 }
 
 const signUrl = (token: string, path: string) => `/sign/${encodeURIComponent(token)}/${path}`
