@@ -210,6 +210,15 @@ describe('CLI against a running server', () => {
     expect(added.secret.length).toBeGreaterThan(20)
   }, TIMEOUT_MS)
 
+  test('org verify-identity records the legal name sealing needs, valid 365 days', async () => {
+    const pdf = { method: 'POST', key: org.api_key, headers: { 'content-type': 'application/pdf' }, body: readFileSync(files.onePage) }
+    expect((await server.request('/api/v1/seals?title=Before', pdf)).status).toBe(412)
+    const recorded = await runCliJson<Record<string, string>>(dataDir, ['org', 'verify-identity', '--org', org.org_id, '--legal-name', '  Acme   Widgets Ltd '])
+    expect(recorded).toMatchObject({ org_id: org.org_id, legal_name: 'Acme Widgets Ltd' })
+    expect(Date.parse(recorded.valid_until ?? '') - Date.parse(recorded.identity_verified_at ?? '')).toBe(365 * 86_400_000)
+    expect((await server.request('/api/v1/seals?title=After', pdf)).status).toBe(201)
+  }, TIMEOUT_MS)
+
   describe('rejects bad input with a clear message, a non-zero exit and nothing on stdout', () => {
     type Case = [label: string, args: () => string[], message: RegExp]
     const pdfCase = (label: string, file: () => string, message: RegExp): Case => [
@@ -267,6 +276,7 @@ describe('CLI against a running server', () => {
       ['a spend cap in dollars', () => ['org', 'set-spend-cap', '--org', org.org_id, '--cents', '25.00'], /whole number of US cents/],
       ['a period that is not a month', () => ['usage', 'show', '--org', org.org_id, '--period', '2025-13'], /calendar month, YYYY-MM/],
       ['a webhook URL that is not a URL', () => ['webhook', 'add', '--org', org.org_id, '--url', 'not a url'], /not a valid absolute URL/],
+      ['an empty legal name', () => ['org', 'verify-identity', '--org', org.org_id, '--legal-name', ' '], /legal name must be 1 to 200 characters/],
       ['an unknown command', () => ['org', 'delete'], /unknown command/],
     ]
 

@@ -20,6 +20,7 @@ import { httpTimestampAuthority, timestampAuthorityChain, TimestampUnavailableEr
 import { startOpensslTsa } from '../../../test-support/openssl-tsa.ts'
 import { haveTools } from '../../../test-support/tools.ts'
 import { makePdf } from './helpers/pdf.ts'
+import { closedPortUrl } from './helpers/seals.ts'
 
 const execute = promisify(execFile)
 const haveOpenssl = haveTools('openssl')
@@ -54,18 +55,6 @@ async function stallingServer(stage: 'headers' | 'body'): Promise<{ url: string;
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/tsr`, server }
-}
-
-/**
- * A URL nothing listens on: a port the OS just handed out and took back. (Ports like 1 or 9
- * are no good: fetch refuses them as "bad port" without connecting.)
- */
-async function closedPortUrl(): Promise<string> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return `http://127.0.0.1:${port}/tsr`
 }
 
 let dir: string

@@ -1,6 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { verifyPdf } from '@signet/verify'
@@ -14,9 +13,10 @@ import { systemClock } from '../src/adapters/clock.ts'
 import { bodyOf, expectError, setupOrg, type Json } from './helpers/api.ts'
 import { movableClock } from './helpers/clock.ts'
 import { makePdf } from './helpers/pdf.ts'
-import { download, pdfsigReport, postSeal, verifyIdentity } from './helpers/seals.ts'
+import { closedPortUrl, download, pdfsigReport, postSeal, verifyIdentity } from './helpers/seals.ts'
 import { sendForSigning, valuesFor } from './helpers/signing.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
+import { OPENSSL_CA_CONFIG } from '../../../test-support/openssl-ca.ts'
 import { startOpensslTsa, type OpensslTsa } from '../../../test-support/openssl-tsa.ts'
 import { haveTools } from '../../../test-support/tools.ts'
 
@@ -57,15 +57,6 @@ describe.runIf(haveTools('openssl', 'pdfsig'))('time-stamp authorities', () => {
     }
   })
 })
-
-/** A URL on a loopback port that was just free: connecting to it is refused (fetch rejects ports 1 and 9 outright). */
-async function closedPortUrl(): Promise<string> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address() as AddressInfo
-  await new Promise<void>((resolve) => probe.close(() => resolve()))
-  return `http://127.0.0.1:${port}/tsr`
-}
 
 /** An authority the test switches off and on; while off it fails like an unreachable server. */
 function switchableTsa(inner: NamedTimestampAuthority): NamedTimestampAuthority & { up: boolean } {
@@ -161,13 +152,45 @@ describe('signed documents are sealed too', () => {
   })
 })
 
-describe('the instance PKI', () => {
-  test('is generated once and kept in the database: a restart seals with the same root', async () => {
+describe('the seal key', () => {
+  test.runIf(haveTools('openssl'))('SEAL_P12 replaces the generated seal key; /.well-known publishes its root and the built-in TSA\'s', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'signet-p12-'))
+    const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' })
+    try {
+      writeFileSync(join(dir, 'ca.cnf'), `${OPENSSL_CA_CONFIG}\n[ seal_ext ]\nbasicConstraints = critical, CA:false\nkeyUsage = critical, digitalSignature, nonRepudiation\n`)
+      openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'root.key')
+      openssl('req', '-new', '-x509', '-config', 'ca.cnf', '-key', 'root.key', '-subj', '/CN=Acme Issuing Root/O=Acme', '-days', '30', '-extensions', 'root_ext', '-out', 'root.pem')
+      openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'seal.key')
+      openssl('req', '-new', '-config', 'ca.cnf', '-key', 'seal.key', '-subj', '/CN=Acme Document Seal/O=Acme', '-out', 'seal.csr')
+      openssl('x509', '-req', '-in', 'seal.csr', '-CA', 'root.pem', '-CAkey', 'root.key', '-CAcreateserial', '-days', '30', '-extfile', 'ca.cnf', '-extensions', 'seal_ext', '-out', 'seal.pem')
+      openssl('pkcs12', '-export', '-inkey', 'seal.key', '-in', 'seal.pem', '-certfile', 'root.pem', '-passout', 'pass:s3cret', '-out', 'seal.p12')
+
+      const server = await startTestServer({ env: { SEAL_P12: join(dir, 'seal.p12'), SEAL_P12_PASSWORD: 's3cret' } })
+      try {
+        const org = await setupOrg(server)
+        await verifyIdentity(server, org.orgId)
+        const sealed = await bodyOf(await postSeal(server, org.apiKey, await makePdf(1), { title: 'Sealed with our own key' }))
+        const file = await download(server, org.apiKey, `/api/v1/documents/${sealed.id as string}/signed-file`)
+        const published = await (await server.request('/.well-known/signet-root.pem')).text()
+        expect(published.match(/BEGIN CERTIFICATE/g)).toHaveLength(2)
+        expect(published).toContain(readFileSync(join(dir, 'root.pem'), 'utf8').trim())
+        const result = await verifyPdf(file, { trustAnchors: [published] })
+        expect(result.verdict).toBe('verified')
+        expect(result.signatures[0]?.signer?.commonName).toBe('Acme Document Seal')
+      } finally {
+        await server.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  // On the embedded database in a DATA_DIR (the PostgreSQL pass has no directory to restart from).
+  test.skipIf(process.env.DATABASE_URL !== undefined)('is generated once and kept in the database: a restart seals with the same root', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'signet-pki-'))
     const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_URL: 'http://signet.test', DATA_DIR: dir })
     const logger = createLogger(config)
-    const target = process.env.DATABASE_URL ? undefined : { pgliteDir: join(dir, 'db') }
-    if (!target) return // the PostgreSQL pass covers concurrent first starts through every other suite
+    const target = { pgliteDir: join(dir, 'db') }
     try {
       const first = await openDatabase(target)
       const before = await loadSealer({ config, db: first.db, clock: systemClock, logger })

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { executeAdminCommand } from '../../src/admin/commands.ts'
@@ -46,3 +48,15 @@ export function runOnPdf(pdf: Uint8Array, tool: string, args: (file: string) => 
 
 /** pdfsig's report (it exits 0 even on a digest mismatch, so tests read its text). */
 export const pdfsigReport = (pdf: Uint8Array): string => runOnPdf(pdf, 'pdfsig', (file) => ['-no-ocsp', file])
+
+/**
+ * A URL nothing listens on: a port the OS just handed out and took back. (Ports like 1 or 9
+ * are no good: fetch refuses them as "bad port" without connecting.)
+ */
+export async function closedPortUrl(): Promise<string> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return `http://127.0.0.1:${port}/tsr`
+}
