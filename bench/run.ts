@@ -180,7 +180,7 @@ async function completionSuite(): Promise<void> {
     `- Command: \`${commandLine()}\`${suites.length > 1 ? ' (this section alone: `BENCH_SUITES=completion npm run bench`)' : ''}`,
     `- Date: ${new Date().toISOString()}`,
     machineLine(),
-    `- A 10-page template with 2 signers (signature, initials, date and text each). Per document: create it, the first signer finishes, then the **last signer's \`finishSigning\`** (which commits the completion; "finish" columns) and the wait until the background renderer, kicked by that completion, has **stored the flattened signed PDF with its certificate page** ("completion → signed PDF" columns: render, blob insert, audit event, completion mails queued). In-process through the domain functions (no HTTP), PGlite on disk or a scratch PostgreSQL database; 3 warm-up documents, then ${completionRuns} measured.`,
+    `- A 10-page template with 2 signers (signature, initials, date and text each). Per document: create it, the first signer finishes, then the **last signer's \`finishSigning\`** (which commits the completion; "finish" columns) and the wait until the background renderer, kicked by that completion, has **stored the flattened signed PDF with its certificate page, sealed** ("completion → signed PDF" columns: render, PAdES B-T seal with the built-in time-stamp authority, blob insert, audit event, completion mails queued). In-process through the domain functions (no HTTP), PGlite on disk or a scratch PostgreSQL database; 3 warm-up documents, then ${completionRuns} measured.`,
     ``,
     `| Backend | Documents | Completion → signed PDF, median ms | p95 ms | Last finish, median ms | p95 ms | Signed PDF size |`,
     `|---|---:|---:|---:|---:|---:|---:|`,

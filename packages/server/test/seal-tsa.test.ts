@@ -99,6 +99,18 @@ describe.runIf(haveTools('openssl'))('every authority down', () => {
     await expectError(await server.request(`/api/v1/documents/${id}/signed-file`, { key: org.apiKey }), 404, "This document hasn't been sealed yet.")
     expect((await server.request(`/verify/${id}`)).status).toBe(404)
 
+    // A signed document completing meanwhile waits too, and its 404 says why.
+    const signing = await sendForSigning(server, org)
+    await signing.signers[0]?.view()
+    expect((await signing.signers[0]?.finish(valuesFor(0)))?.status).toBe(200)
+    server.services.finalPdfs.kick()
+    await server.services.finalPdfs.drain()
+    await expectError(
+      await server.request(`/api/v1/documents/${signing.documentId}/signed-file`, { key: org.apiKey }),
+      404,
+      /^The signed PDF is not ready yet \(no time-stamp authority produced a token: .*ECONNREFUSED.*\)\.$/,
+    )
+
     // Still down when the retry comes: still pending, never untimed.
     time.advance(11_000)
     server.services.finalPdfs.kick()
@@ -114,6 +126,8 @@ describe.runIf(haveTools('openssl'))('every authority down', () => {
     const file = await download(server, org.apiKey, `/api/v1/documents/${id}/signed-file`)
     const root = await (await server.request('/.well-known/signet-root.pem')).text()
     expect((await verifyPdf(file, { trustAnchors: [root, tsa.rootPem] })).verdict).toBe('verified')
+    const signed = await download(server, org.apiKey, `/api/v1/documents/${signing.documentId}/signed-file`)
+    expect((await verifyPdf(signed, { trustAnchors: [root, tsa.rootPem] })).verdict).toBe('verified')
   })
 })
 

@@ -24,17 +24,18 @@ export interface FileDownload {
 
 type FileServices = Pick<Services, 'db' | 'blobs' | 'config'>
 
-export const signedPdfNotReady = () => notFound('The signed PDF is not ready yet.')
+/** The spec's 404; when the last attempt failed (e.g. no time-stamp authority answered), it says why. */
+export const signedPdfNotReady = (lastError?: string | null) => notFound(lastError ? `The signed PDF is not ready yet (${lastError}).` : 'The signed PDF is not ready yet.')
 const notSealedYet = () => notFound("This document hasn't been sealed yet.")
 const baseName = (title: string) => signedPdfFilename(title).replace(/ \(signed\)\.pdf$/, '')
 
 /** The stored final PDF of a completed document: the signed PDF, or a self-sealed document's sealed file. */
 export async function readSignedPdf(
   blobs: BlobStore,
-  document: { status: string; title: string; signedPdfSha256: string | null; isVerifiedBadge?: boolean },
+  document: { status: string; title: string; signedPdfSha256: string | null; isVerifiedBadge?: boolean; sealError?: string | null },
 ): Promise<FileDownload> {
   const bytes = document.status === 'completed' && document.signedPdfSha256 ? await blobs.get(document.signedPdfSha256) : undefined
-  if (!bytes) throw document.isVerifiedBadge ? notSealedYet() : signedPdfNotReady()
+  if (!bytes) throw document.isVerifiedBadge ? notSealedYet() : signedPdfNotReady(document.sealError)
   const filename = document.isVerifiedBadge ? `${baseName(document.title)} (sealed).pdf` : signedPdfFilename(document.title)
   return { contentType: 'application/pdf', filename, bytes }
 }

@@ -32,7 +32,7 @@ export async function produceOrReschedule(deps: FinalPdfDeps, document: { id: st
     return true
   } catch (error) {
     // TSA outages are the org's business (the seal waits for them); other failures are ours, and stay in the log.
-    const reason = error instanceof TimestampUnavailableError ? error.message : 'The sealed PDF could not be produced yet; it will be retried.'
+    const reason = error instanceof TimestampUnavailableError ? error.message : 'it could not be produced yet and will be retried'
     deps.logger.error({ err: error, documentId: document.id, attempts }, 'producing the sealed PDF failed; will retry')
     await deps.db
       .update(documents)
