@@ -45,29 +45,30 @@ async function loadInstancePki({ config, db, clock, logger }: SealDeps): Promise
  */
 export async function loadSealer(deps: SealDeps, timestampAuthorityOverride?: NamedTimestampAuthority): Promise<Sealer> {
   const { config, logger, clock } = deps
-  const usesLocalTsa = !timestampAuthorityOverride && config.tsaUrls.includes('local')
-  const pki = !config.sealP12 || usesLocalTsa ? await loadInstancePki(deps) : undefined
+  // Generated or read only when something needs it: the seal key without SEAL_P12, or the built-in TSA.
+  let pki: Promise<InstancePki> | undefined
+  const instance = () => (pki ??= loadInstancePki(deps))
+
   const credentials = config.sealP12
     ? await sealCredentialsFromP12(await readFile(config.sealP12.path), config.sealP12.password)
-    : await sealCredentialsFromPki(pki!)
-
+    : await sealCredentialsFromPki(await instance())
+  const localTsa = async () => {
+    const { tsaCertificatePem, tsaPrivateKeyPem, rootCertificatePem } = await instance()
+    return createLocalTsa({ certificatePem: tsaCertificatePem, privateKeyPem: tsaPrivateKeyPem, chainPems: [rootCertificatePem], clock })
+  }
+  const names = timestampAuthorityOverride ? [timestampAuthorityOverride.name] : config.tsaUrls
   const authorities = timestampAuthorityOverride
     ? [timestampAuthorityOverride]
-    : await Promise.all(
-        config.tsaUrls.map((entry) =>
-          entry === 'local'
-            ? createLocalTsa({ certificatePem: pki!.tsaCertificatePem, privateKeyPem: pki!.tsaPrivateKeyPem, chainPems: [pki!.rootCertificatePem], clock })
-            : Promise.resolve(httpTimestampAuthority(entry, { timeoutMs: config.tsaTimeoutMs })),
-        ),
-      )
-  const names = timestampAuthorityOverride ? [timestampAuthorityOverride.name] : config.tsaUrls
+    : await Promise.all(config.tsaUrls.map((entry) => (entry === 'local' ? localTsa() : Promise.resolve(httpTimestampAuthority(entry, { timeoutMs: config.tsaTimeoutMs })))))
   if (names.length === 1 && names[0] === 'local') {
     logger.warn(
       "seals are time-stamped by this instance's built-in time-stamp authority, not a third party; " +
         'set TSA_URL to one or more public RFC 3161 authorities (with `local` last as a fallback) for independent proof of time',
     )
   }
-  const roots = [credentials.rootCertificatePem, usesLocalTsa ? pki!.rootCertificatePem : null].filter((pem): pem is string => pem !== null)
+  // Verifiers need the seal chain's root, and the instance root when the built-in TSA proves the time.
+  const usesLocalTsa = !timestampAuthorityOverride && config.tsaUrls.includes('local')
+  const roots = [credentials.rootCertificatePem, usesLocalTsa ? (await instance()).rootCertificatePem : null].filter((pem): pem is string => pem !== null)
   return createSealer({
     credentials,
     timestampAuthority: timestampAuthorityChain(authorities),

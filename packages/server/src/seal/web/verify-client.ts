@@ -63,7 +63,9 @@ function sameFileLine(outcome: VerifyResult): string {
 function signatureLines(outcome: VerifyResult): string[] {
   return outcome.signatures.map((signature) => {
     const who = signature.signer?.commonName ?? signature.signer?.subject ?? 'unknown signer'
-    const when = signature.timestamp ? `time-stamped ${signature.timestamp.time} by ${signature.timestamp.tsaName ?? 'a TSA'}` : 'no time-stamp'
+    // The verifier names the TSA by its distinguished name; its common name reads better here.
+    const tsa = signature.timestamp?.tsaName ? (/CN=([^,]+)/.exec(signature.timestamp.tsaName)?.[1] ?? signature.timestamp.tsaName) : 'a TSA'
+    const when = signature.timestamp ? `time-stamped ${signature.timestamp.time} by ${tsa}` : 'no time-stamp'
     return `${signature.kind === 'document-timestamp' ? 'Document time-stamp' : who}: ${when}${signature.problems.length ? ` — ${signature.problems.join('; ')}` : ''}`
   })
 }
