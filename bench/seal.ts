@@ -21,6 +21,7 @@ import { openDatabase } from '../packages/server/src/db/client.ts'
 import { requestSeal } from '../packages/server/src/seal/request-seal.ts'
 import { createServices } from '../packages/server/src/services.ts'
 import { makePdf } from '../packages/server/test/helpers/pdf.ts'
+import { isInstalled } from '../test-support/tools.ts'
 import { benchLogger, noopMailer } from './targets.ts'
 
 export interface SealBenchResult {
@@ -112,15 +113,6 @@ function timeProcess(command: string, args: string[]): number {
   return performance.now() - start
 }
 
-function hasTool(command: string): boolean {
-  try {
-    execFileSync(command, ['-v'], { stdio: 'ignore' })
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ENOENT'
-  }
-}
-
 export async function measureVerify(megabytes: number, runs: number): Promise<VerifyBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'signet-bench-verify-'))
   try {
@@ -144,7 +136,7 @@ export async function measureVerify(megabytes: number, runs: number): Promise<Ve
     const readAndOurs = await samples(async () => (await time(async () => verifyPdf(readFileSync(file))))[0])
     const ourCli = await samples(() => timeProcess(process.execPath, [cli, file]))
     const openssl = await samples(() => timeProcess('openssl', ['dgst', '-sha256', file]))
-    const pdfsig = hasTool('pdfsig') ? await samples(() => timeProcess('pdfsig', ['-no-ocsp', file])) : null
+    const pdfsig = isInstalled('pdfsig') ? await samples(() => timeProcess('pdfsig', ['-no-ocsp', file])) : null
     return {
       file_mb: megabytes,
       runs,

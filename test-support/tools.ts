@@ -12,7 +12,8 @@ export type ExternalTool = 'qpdf' | 'pdftotext' | 'pdftoppm' | 'pdfsig' | 'chrom
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
-function isInstalled(tool: ExternalTool): boolean {
+/** Whether the tool is on this machine (benchmarks use this directly: they skip a comparison, never fail). */
+export function isInstalled(tool: ExternalTool): boolean {
   if (tool === 'chromium') return existsSync(CHROMIUM_PATH)
   try {
     execFileSync(tool, [tool === 'openssl' ? 'version' : '-v'], { stdio: 'ignore' })

@@ -6,7 +6,7 @@ import { renderBadgePng } from '../seal/badge.ts'
 import { sealFactsOf } from '../seal/seal-facts.ts'
 import { verifyUrlOf } from '../seal/verify-url.ts'
 import type { Services } from '../services.ts'
-import { signedPdfFilename } from '../signing/produce-signed-pdf.ts'
+import { fileBaseName, signedPdfFilename } from '../signing/produce-signed-pdf.ts'
 import { notFound } from '../errors.ts'
 import { findDocument } from './find-document.ts'
 
@@ -27,7 +27,6 @@ type FileServices = Pick<Services, 'db' | 'blobs' | 'config'>
 /** The spec's 404; when the last attempt failed (e.g. no time-stamp authority answered), it says why. */
 export const signedPdfNotReady = (lastError?: string | null) => notFound(lastError ? `The signed PDF is not ready yet (${lastError}).` : 'The signed PDF is not ready yet.')
 const notSealedYet = () => notFound("This document hasn't been sealed yet.")
-const baseName = (title: string) => signedPdfFilename(title).replace(/ \(signed\)\.pdf$/, '')
 
 /** The stored final PDF of a completed document: the signed PDF, or a self-sealed document's sealed file. */
 export async function readSignedPdf(
@@ -36,7 +35,7 @@ export async function readSignedPdf(
 ): Promise<FileDownload> {
   const bytes = document.status === 'completed' && document.signedPdfSha256 ? await blobs.get(document.signedPdfSha256) : undefined
   if (!bytes) throw document.isVerifiedBadge ? notSealedYet() : signedPdfNotReady(document.sealError)
-  const filename = document.isVerifiedBadge ? `${baseName(document.title)} (sealed).pdf` : signedPdfFilename(document.title)
+  const filename = document.isVerifiedBadge ? `${fileBaseName(document.title)} (sealed).pdf` : signedPdfFilename(document.title)
   return { contentType: 'application/pdf', filename, bytes }
 }
 
@@ -52,7 +51,7 @@ export async function getCertificateFile({ db, blobs }: FileServices, principal:
     : []
   const bytes = seal?.sha256 ? await blobs.get(seal.sha256) : undefined
   if (!bytes) throw notFound('No standalone certificate for this document.')
-  return { contentType: 'application/pdf', filename: `${baseName(document.title)} (certificate).pdf`, bytes }
+  return { contentType: 'application/pdf', filename: `${fileBaseName(document.title)} (certificate).pdf`, bytes }
 }
 
 /** The Verified Badge, drawn anew from the audit trail on every call (the same trail gives the same bytes). */
@@ -69,5 +68,5 @@ export async function getBadgeImage({ db, config }: FileServices, principal: Pri
     tsaName: facts.tsaName,
     verifyUrl: verifyUrlOf(config.publicUrl, document.id),
   })
-  return { contentType: 'image/png', filename: `${baseName(document.title)} (badge).png`, bytes }
+  return { contentType: 'image/png', filename: `${fileBaseName(document.title)} (badge).png`, bytes }
 }

@@ -31,11 +31,14 @@ function yearsLater(date: Date, years: number): Date {
   return later
 }
 
+/** The common name of each certificate of an instance's PKI, e.g. "Signet (example.com) Time-Stamp Authority". */
+export const certificateCommonName = (instanceName: string, role: 'Root CA' | 'Document Seal' | 'Time-Stamp Authority'): string => `${instanceName} ${role}`
+
 export async function generateInstancePki(options: { instanceName: string; now: Date }): Promise<InstancePki> {
   const { instanceName } = options
   // X.509 validity has whole seconds only (RFC 5280 §4.1.2.5.2 forbids fractions).
   const notBefore = new Date(Math.floor(options.now.getTime() / 1000) * 1000)
-  const name = (role: string) => distinguishedName(`${instanceName} ${role}`, instanceName)
+  const name = (role: Parameters<typeof certificateCommonName>[1]) => distinguishedName(certificateCommonName(instanceName, role), instanceName)
 
   const rootKeys = await generateKeyPair()
   const rootName = name('Root CA')
@@ -50,7 +53,7 @@ export async function generateInstancePki(options: { instanceName: string; now: 
     extensions: [basicConstraints({ ca: true, pathLength: 0 }), keyUsage('keyCertSign', 'cRLSign')],
   })
 
-  const issueLeaf = async (role: string, extensions: pkijs.Extension[]) => {
+  const issueLeaf = async (role: Parameters<typeof certificateCommonName>[1], extensions: pkijs.Extension[]) => {
     const keys = await generateKeyPair()
     const certificate = await issueCertificate({
       subject: name(role),

@@ -15,7 +15,6 @@ export interface SealFacts {
   originalSha256: string | null
   /** hash of the trail's last event: the facts are exactly as recorded up to it */
   auditHeadHash: string
-  trail: AuditEvent[]
 }
 
 const text = (event: AuditEvent, key: string): string | null => {
@@ -42,6 +41,5 @@ export async function sealFactsOf(db: Db, documentId: string): Promise<SealFacts
     legalName: text(sealEvent, 'legal_name') ?? '',
     originalSha256: text(sealEvent, 'original_sha256'),
     auditHeadHash: chain.headHash,
-    trail,
   }
 }

@@ -20,8 +20,6 @@ export interface Sealer {
   readonly subjectName: string
   /** PEM of every root a verifier needs to trust our seals and our built-in TSA (served at /.well-known/signet-root.pem). */
   readonly publishedRootsPem: string
-  /** The TSAs in the order they are tried ('local' for the built-in one), for logs and the verification page. */
-  readonly timestampAuthorities: string[]
 }
 
 /*
@@ -32,7 +30,6 @@ export interface Sealer {
 export function createSealer(options: {
   credentials: SealCredentials
   timestampAuthority: NamedTimestampAuthority
-  timestampAuthorities: string[]
   publishedRootsPem: string
   clock: Clock
 }): Sealer {
@@ -40,7 +37,6 @@ export function createSealer(options: {
   return {
     subjectName: credentials.subjectName,
     publishedRootsPem: options.publishedRootsPem,
-    timestampAuthorities: options.timestampAuthorities,
     async seal(pdf, { reason }) {
       const document = await PDF.load(pdf)
       const { bytes } = await document.sign({

@@ -13,8 +13,11 @@ const AUTH_METHOD_LABELS: Partial<Record<AuthMethod, string>> = {
   'email_link+email_code': 'E-mail link + one-time e-mail code',
 }
 
+/** A document's title made safe as the start of a file name. */
+export const fileBaseName = (title: string): string => title.replace(/[^\p{L}\p{N} ._-]+/gu, '').trim().slice(0, 100) || 'document'
+
 /** The filename a signed PDF is downloaded and attached under. */
-export const signedPdfFilename = (title: string): string => `${title.replace(/[^\p{L}\p{N} ._-]+/gu, '').trim().slice(0, 100) || 'document'} (signed).pdf`
+export const signedPdfFilename = (title: string): string => `${fileBaseName(title)} (signed).pdf`
 
 /** Renders, seals, stores and announces one signed document's final PDF. */
 export async function produceSignedPdf(deps: FinalPdfDeps, documentId: string): Promise<void> {
