@@ -31,6 +31,27 @@ function hexValue(byte: number): number {
   return -1
 }
 
+/**
+ * A PDF number ([+-] digits [. digits] or [+-] . digits), or null when the token is not one.
+ * Integers (most of what objects hold) are read straight from the bytes: the lexer's hot path.
+ */
+function parseNumber(bytes: Uint8Array, start: number, end: number): { value: number; integer: boolean } | null {
+  let i = start
+  let negative = false
+  if (bytes[i] === 0x2b || bytes[i] === 0x2d) negative = bytes[i++] === 0x2d
+  let value = 0
+  let digits = 0
+  for (; i < end && (bytes[i] as number) >= 0x30 && (bytes[i] as number) <= 0x39; i++, digits++) value = value * 10 + ((bytes[i] as number) - 0x30)
+  if (i === end) return digits > 0 ? { value: negative ? -value : value, integer: true } : null
+  if (bytes[i] !== 0x2e) return null
+  for (i++; i < end && (bytes[i] as number) >= 0x30 && (bytes[i] as number) <= 0x39; i++) digits++
+  if (i !== end || digits === 0) return null
+  // Decimals go through Number() so they round exactly as the text says.
+  let text = ''
+  for (let k = start; k < end; k++) text += String.fromCharCode(bytes[k] as number)
+  return { value: Number(text), integer: false }
+}
+
 /** Upper bound on one string token, so a malformed file cannot make us allocate the whole buffer twice. */
 const MAX_STRING_BYTES = 64 * 1024 * 1024
 
@@ -104,11 +125,10 @@ export class Lexer {
     let end = start
     while (end < limit && !isPdfWhitespace(bytes[end]) && !isDelimiter(bytes[end])) end++
     this.pos = end
+    const number = parseNumber(bytes, start, end)
+    if (number) return { kind: 'number', value: number.value, integer: number.integer, start, end }
     let text = ''
     for (let i = start; i < end; i++) text += String.fromCharCode(bytes[i] as number)
-    if (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(text)) {
-      return { kind: 'number', value: Number(text), integer: /^[+-]?\d+$/.test(text), start, end }
-    }
     return { kind: 'keyword', value: text, start, end }
   }
 
