@@ -8,7 +8,8 @@
  *    signature's /Contents string at the object's real offset, and it ends at the end of
  *    a revision (an %%EOF of the cross-reference chain);
  *  - later incremental updates: only a DSS, document timestamps (with invisible
- *    widgets) and /Info metadata may follow a signature; anything else is a change;
+ *    widgets) and /Info metadata may follow a signature, judged by each object's role in
+ *    the signed revision (not by the key that reaches it later); anything else is a change;
  *  - digest of the signed bytes vs the CMS messageDigest; the CMS signature over the
  *    signed attributes (RSA PKCS#1 v1.5, RSA-PSS, ECDSA; SHA-256/384/512); the ESS
  *    signing-certificate binding;

@@ -80,7 +80,11 @@ export interface SignatureReport {
   /** ISO-8601, from the signingTime attribute or /M. */
   claimedSigningTime: string | null
   timestamp: TimestampSummary | null
-  /** What incremental updates after this signature changed (empty when none or all allowed). */
+  /**
+   * What incremental updates after this signature changed that they may not (empty when none
+   * or all allowed). Each names the object, what the signed revision used it for, what changed
+   * and why it matters.
+   */
   disallowedChanges: string[]
   verdict: Verdict
   problems: string[]

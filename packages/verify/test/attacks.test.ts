@@ -8,7 +8,7 @@ import { verifyPdf, type VerifyResult } from '../src/index.ts'
 import { OID } from '../src/cms/algorithms.ts'
 import { findAttribute, parseSignedData } from '../src/cms/signed-data.ts'
 import { raw } from '../src/asn1/der.ts'
-import { createLeaf, createPki, createRoot, signerFor, type Pki } from './helpers/pki.ts'
+import { createLeaf, createPki, createRolloverCertificate, createRoot, signerFor, type Pki } from './helpers/pki.ts'
 import { append, contentsBytes, indexOf, locateSignature, makeBasePdf, overwrite, setContents } from './helpers/pdf.ts'
 import { pkcs7Placeholder, resignWithOpenssl } from './helpers/cms.ts'
 import { appendUpdate, findObject, latestObject } from './helpers/update.ts'
@@ -156,7 +156,7 @@ describe('incremental updates after the signature', () => {
     const result = await check(tampered)
     expect(result.verdict).toBe('mismatch')
     expect(result.signatures[0]?.digestMatches).toBe(true)
-    expect(result.signatures[0]?.disallowedChanges.join('\n')).toMatch(/page object \d+: \/Contents was changed/)
+    expect(result.signatures[0]?.disallowedChanges.join('\n')).toMatch(/page object \d+ \(page 1\): \/Contents was changed/)
     // pdfsig only notes "Not total document signed" and still calls the signature valid.
     if (havePdfsig) expect(await pdfsig(await temp.file('drawn.pdf', tampered))).toContain('Not total document signed')
   })
@@ -244,6 +244,29 @@ describe('incremental updates after the signature', () => {
     expect(problems(visible)).toMatch(/is visible/)
   })
 
+  it('a hidden widget may be added; one that carries an action may not, even when invisible', async () => {
+    const form = findObject(sealed, /\/Fields \[/)
+    const body = latestObject(sealed, form)
+    const page = findObject(sealed, /\/Type \/Page\b/)
+    const addField = (extra: string, rect: string): Uint8Array =>
+      appendUpdate(sealed, { [form]: body.replace(/\/Fields \[([^\]]*)\]/, '/Fields [$1 60 0 R]'), 60: `<< /FT /Sig /T (Later) /Type /Annot /Subtype /Widget /Rect ${rect} /P ${page} 0 R ${extra} >>` })
+    const hidden = await check(addField('/F 2', '[50 50 300 120]'))
+    expect(hidden.verdict, problems(hidden)).toBe('verified')
+    const acting = await check(addField('/AA << /PO << /S /JavaScript /JS (this.getField("x").display = display.visible) >> >>', '[0 0 0 0]'))
+    expect(acting.verdict).toBe('mismatch')
+    expect(problems(acting)).toMatch(/carries an action/)
+  })
+
+  it('reordering the signed annotations (which draw in order) is a change', async () => {
+    const page = findObject(base, /\/Type \/Page\b/)
+    const square = (rect: string): string => `<< /Type /Annot /Subtype /Square /Rect ${rect} /C [1 0 0] >>`
+    const prepared = appendUpdate(base, { [page]: latestObject(base, page).replace('/Type /Page', '/Type /Page /Annots [60 0 R 61 0 R]'), 60: square('[72 600 200 650]'), 61: square('[100 620 250 680]') })
+    const signed = await sign(prepared)
+    expect((await check(signed)).verdict).toBe('verified')
+    const swapped = appendUpdate(signed, { [page]: latestObject(signed, page).replace('/Annots [60 0 R 61 0 R]', '/Annots [61 0 R 60 0 R]') })
+    expect(problems(await check(swapped))).toMatch(/reordered/)
+  })
+
   it('defining an object the signed revision already referred to (a planted dangling reference) is disallowed', async () => {
     const page = findObject(base, /\/Type \/Page\b/)
     const pageBody = latestObject(base, page)
@@ -270,6 +293,27 @@ describe('certificates and timestamps that do not prove what they claim', () => 
     expect(leafOnly.verdict).toBe('unverified')
     expect(leafOnly.signatures[0]?.chain.valid).toBe(false)
     expect(leafOnly.signatures[0]?.chain.problems.join('\n')).toMatch(/is not signed by the key of any certificate named/)
+  })
+
+  it('a key-rollover link certificate (same name as the pinned root, new key, signed by the root) is accepted; a look-alike is not', async () => {
+    const subject = '/CN=Rollover Root/O=Signet Tests'
+    const root = await createRoot(temp.dir, 'rollover-root', subject)
+    const link = await createRolloverCertificate(temp.dir, 'rollover-link', subject, root)
+    const leaf = await createLeaf(temp.dir, 'rollover-leaf', '/CN=Rollover Seal/O=Signet Tests', link)
+    const rolled = await verifyPdf(await sign(base, undefined, await signerFor(leaf, [link], 'ec')), { trustAnchors: [root.certPem, tsa.rootPem] })
+    expect(rolled.verdict, problems(rolled)).toBe('verified')
+    expect(rolled.signatures[0]?.chain.subjects).toEqual(['CN=Rollover Seal, O=Signet Tests', 'CN=Rollover Root, O=Signet Tests', 'CN=Rollover Root, O=Signet Tests'])
+
+    // The same shape from an impostor: a self-issued certificate with that name, signed by another key of that name.
+    const impostorRoot = await createRoot(temp.dir, 'impostor-root', subject)
+    const impostorLink = await createRolloverCertificate(temp.dir, 'impostor-link', subject, impostorRoot)
+    const impostorLeaf = await createLeaf(temp.dir, 'impostor-leaf', '/CN=Rollover Seal/O=Signet Tests', impostorLink)
+    const withoutItsRoot = await verifyPdf(await sign(base, undefined, await signerFor(impostorLeaf, [impostorLink], 'ec')), { trustAnchors: [root.certPem, tsa.rootPem] })
+    expect(withoutItsRoot.verdict).toBe('unverified')
+    expect(withoutItsRoot.signatures[0]?.chain.problems.join('\n')).toMatch(/self-issued certificate "CN=Rollover Root, O=Signet Tests" does not verify with its own key, nor by the key of any certificate named/)
+    const withItsRoot = await verifyPdf(await sign(base, undefined, await signerFor(impostorLeaf, [impostorLink, impostorRoot], 'ec')), { trustAnchors: [root.certPem, tsa.rootPem] })
+    expect(withItsRoot.verdict).toBe('verified-untrusted-root')
+    expect(withItsRoot.signatures[0]?.chain).toMatchObject({ valid: true, trusted: false })
   })
 
   it('a signature-time-stamp transplanted from another signature does not time this one', async () => {

@@ -8,9 +8,10 @@ import type { TrustAnchors } from './anchors.ts'
  * Certification path building and validation (a practical subset of RFC 5280 6.1).
  * From the signer's certificate we look for an issuer by name among the certificates
  * at hand (the CMS set, the DSS, the anchors) and accept it only if its key verifies the
- * child's signature; we stop at the first certificate whose key is pinned as a trust
- * anchor, or at a self-signed root. Every certificate on the path must be valid at the
- * validation time; issuers must be CAs allowed to sign certificates.
+ * child's signature, trying each such issuer until a path reaches a trust anchor; we stop
+ * at the first certificate whose key is pinned as a trust anchor, or at a self-signed root.
+ * Every certificate on the path must be valid at the validation time; issuers must be CAs
+ * allowed to sign certificates.
  * Revocation (CRL/OCSP) is not checked.
  */
 
@@ -45,50 +46,67 @@ async function signs(issuer: Certificate, child: Certificate): Promise<{ ok: boo
   }
 }
 
+/** Signature checks one chain search may make: a CMS stuffed with look-alike certificates must not make path building explode. */
+const MAX_SIGNATURE_CHECKS = 64
+
+interface PathSearch {
+  certificates: Certificate[]
+  trusted: boolean
+  /** A link that should verify does not (look-alike, forged or corrupt certificate). */
+  broken: boolean
+  problems: string[]
+}
+
+function searchRank(search: PathSearch): number {
+  if (search.broken) return 0
+  return search.trusted ? 3 : search.problems.some((problem) => problem.startsWith('root ')) ? 2 : 1
+}
+
+/**
+ * Extends `path` towards a trust anchor, trying every certificate named as the issuer whose
+ * key verifies the last link (depth first, best ending kept). A self-issued certificate
+ * (subject = issuer) that does not verify with its own key is not a root: RFC 5280 allows
+ * it in a chain, e.g. the link certificate of a CA key rollover (same name, new key,
+ * signed by the old key), so its issuer is searched for like any other's.
+ */
+async function searchPath(path: Certificate[], candidates: readonly Certificate[], anchors: TrustAnchors, budget: { checks: number }): Promise<PathSearch> {
+  const current = path[path.length - 1] as Certificate
+  if (anchors.pins.has(current.spkiPin)) return { certificates: path, trusted: true, broken: false, problems: [] }
+  if (path.length >= MAX_PATH) return { certificates: path, trusted: false, broken: true, problems: ['certificate chain is too long'] }
+  const selfIssued = issuedBy(current, current)
+  if (selfIssued) {
+    budget.checks--
+    if ((await signs(current, current)).ok) return { certificates: path, trusted: false, broken: false, problems: [`root "${current.subject}" is not a trust anchor`] }
+  }
+  const named = candidates.filter((candidate) => issuedBy(current, candidate) && !path.some((seen) => sameCertificate(seen, candidate)))
+  if (named.length === 0) {
+    if (selfIssued) return { certificates: path, trusted: false, broken: true, problems: [`self-issued certificate "${current.subject}" does not verify with its own key, and no other certificate of that name signed it`] }
+    return { certificates: path, trusted: false, broken: false, problems: [`issuer "${current.issuer}" of "${current.subject}" was not found: chain incomplete`] }
+  }
+  let best: PathSearch | null = null
+  const failures: string[] = []
+  for (const candidate of named) {
+    if (budget.checks-- <= 0) break
+    const check = await signs(candidate, current)
+    if (!check.ok) {
+      if (check.problem) failures.push(check.problem)
+      continue
+    }
+    const found = await searchPath([...path, candidate], candidates, anchors, budget)
+    if (found.trusted && !found.broken) return found
+    if (!best || searchRank(found) > searchRank(best)) best = found
+  }
+  if (best) return best
+  const what = selfIssued ? `self-issued certificate "${current.subject}" does not verify with its own key, nor` : `"${current.subject}" is not signed`
+  return { certificates: path, trusted: false, broken: true, problems: [`${what} by the key of any certificate named "${current.issuer}"${failures.length ? ` (${failures.join('; ')})` : ''}`] }
+}
+
 export async function validateChain(leaf: Certificate, pool: readonly Certificate[], anchors: TrustAnchors, at: Date, purpose: ChainPurpose): Promise<ChainResult> {
-  const result: ChainResult = { certificates: [leaf], valid: true, trusted: false, problems: [] }
+  const search = await searchPath([leaf], [...pool, ...anchors.certificates], anchors, { checks: MAX_SIGNATURE_CHECKS })
+  const result: ChainResult = { certificates: search.certificates, valid: !search.broken, trusted: search.trusted && !search.broken, problems: [...search.problems] }
   const fail = (problem: string): void => {
     result.valid = false
     result.problems.push(problem)
-  }
-  const candidates = [...pool, ...anchors.certificates]
-  let current = leaf
-  for (;;) {
-    if (anchors.pins.has(current.spkiPin)) {
-      result.trusted = true
-      break
-    }
-    if (result.certificates.length >= MAX_PATH) {
-      fail('certificate chain is too long')
-      break
-    }
-    if (issuedBy(current, current)) {
-      const self = await signs(current, current)
-      if (!self.ok) fail(`self-issued certificate "${current.subject}" does not verify with its own key${self.problem ? ` (${self.problem})` : ''}`)
-      else result.problems.push(`root "${current.subject}" is not a trust anchor`)
-      break
-    }
-    const named = candidates.filter((candidate) => issuedBy(current, candidate) && !result.certificates.some((seen) => sameCertificate(seen, candidate)))
-    if (named.length === 0) {
-      result.problems.push(`issuer "${current.issuer}" of "${current.subject}" was not found: chain incomplete`)
-      break
-    }
-    let issuer: Certificate | null = null
-    const failures: string[] = []
-    for (const candidate of named) {
-      const check = await signs(candidate, current)
-      if (check.ok) {
-        issuer = candidate
-        break
-      }
-      if (check.problem) failures.push(check.problem)
-    }
-    if (!issuer) {
-      fail(`"${current.subject}" is not signed by the key of any certificate named "${current.issuer}"${failures.length ? ` (${failures.join('; ')})` : ''}`)
-      break
-    }
-    result.certificates.push(issuer)
-    current = issuer
   }
 
   // Roles and validity periods.
@@ -110,8 +128,8 @@ export async function validateChain(leaf: Certificate, pool: readonly Certificat
     // Version 1 certificates predate extensions; they may act as CAs (common for old roots).
     if (constraints ? !constraints.ca : certificate.version >= 3 && !isAnchor) fail(`${name} is not a CA certificate but issued "${result.certificates[index - 1]?.subject}"`)
     if (certificate.keyUsage && !certificate.keyUsage.has('keyCertSign')) fail(`${name} may not sign certificates (keyUsage lacks keyCertSign)`)
-    // pathLenConstraint: how many non-self-issued intermediates may follow below this CA.
-    const below = index - 1
+    // pathLenConstraint: how many non-self-issued intermediates may follow below this CA (RFC 5280 4.2.1.9).
+    const below = result.certificates.slice(1, index).filter((intermediate) => !issuedBy(intermediate, intermediate)).length
     if (constraints?.pathLength !== null && constraints?.pathLength !== undefined && below > constraints.pathLength) fail(`${name} allows ${constraints.pathLength} intermediate certificates below it, found ${below}`)
   }
   return result

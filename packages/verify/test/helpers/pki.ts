@@ -79,6 +79,18 @@ export async function createLeaf(dir: string, prefix: string, subject: string, i
   return identity(dir, prefix)
 }
 
+/**
+ * A CA certificate with `issuer`'s own subject but a new key, signed by `issuer`'s key: the
+ * link certificate of a key rollover (RFC 4210 "NewWithOld"), self-issued but not self-signed.
+ */
+export async function createRolloverCertificate(dir: string, prefix: string, subject: string, issuer: Identity): Promise<Identity> {
+  await writeFile(join(dir, 'openssl.cnf'), CONFIG)
+  await keypair(dir, 'ec', `${prefix}.key`)
+  await openssl(dir, 'req', '-new', '-config', 'openssl.cnf', '-key', `${prefix}.key`, '-subj', subject, '-out', `${prefix}.csr`)
+  await openssl(dir, 'x509', '-req', '-in', `${prefix}.csr`, '-CA', issuer.certFile, '-CAkey', issuer.keyFile, '-CAcreateserial', '-days', '30', '-extfile', 'openssl.cnf', '-extensions', 'root_ext', '-out', `${prefix}.pem`)
+  return identity(dir, prefix)
+}
+
 export async function createPki(dir: string, kind: KeyKind = 'ec', name = 'Signet Test'): Promise<Pki> {
   const root = await createRoot(dir, `${kind}-root`, `/CN=${name} Root/O=Signet Tests`, kind)
   const leaf = await createLeaf(dir, `${kind}-leaf`, `/CN=${name} Seal/O=Signet Tests`, root, kind)

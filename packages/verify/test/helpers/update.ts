@@ -1,7 +1,7 @@
 import { latin1 } from './pdf.ts'
 
 /*
- * Hand-written incremental updates (for files with classic xref tables, as libpdf writes),
+ * Hand-written incremental updates (always with a classic xref table, after a table or a stream),
  * to build attacks that no library would produce on purpose. Text search is fine here:
  * these are our own fixtures, and only the verifier must not work this way.
  */
@@ -19,7 +19,9 @@ export function latestObject(bytes: Uint8Array, num: number): string {
 function lastTrailer(bytes: Uint8Array): { startxref: number; size: number; root: string; info: string | null } {
   const text = latin1(bytes)
   const startxref = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(text)?.[1])
-  const trailer = text.slice(text.lastIndexOf('trailer'))
+  // A table's trailer follows it; a cross-reference stream carries the same keys in its dictionary.
+  const section = text.slice(startxref)
+  const trailer = section.startsWith('xref') ? section.slice(section.indexOf('trailer')) : section.slice(0, section.indexOf('stream'))
   const size = Number(/\/Size (\d+)/.exec(trailer)?.[1])
   const root = /\/Root (\d+ \d+ R)/.exec(trailer)?.[1]
   if (!root || Number.isNaN(startxref) || Number.isNaN(size)) throw new Error('cannot read the last trailer')
@@ -33,6 +35,8 @@ export interface UpdateOptions {
   unlisted?: string
   /** Replaces the /Root reference. */
   root?: string
+  /** Replaces the /Info reference. */
+  info?: string
 }
 
 /** Appends an incremental update defining `objects` (number → body text) with an xref table and trailer. */
@@ -51,7 +55,7 @@ export function appendUpdate(bytes: Uint8Array, objects: Record<number, string>,
   text += 'xref\n'
   for (const entry of entries) text += `${entry.num} 1\n${entry.line}`
   const size = Math.max(previous.size, ...entries.map((entry) => entry.num + 1))
-  text += `trailer\n<< /Size ${size} /Root ${options.root ?? previous.root}${previous.info ? ` /Info ${previous.info}` : ''} /Prev ${previous.startxref} >>\nstartxref\n${xref}\n%%EOF\n`
+  text += `trailer\n<< /Size ${size} /Root ${options.root ?? previous.root}${(options.info ?? previous.info) ? ` /Info ${options.info ?? previous.info}` : ''} /Prev ${previous.startxref} >>\nstartxref\n${xref}\n%%EOF\n`
   return Buffer.concat([bytes, Buffer.from(text, 'latin1')])
 }
 
