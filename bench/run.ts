@@ -22,7 +22,7 @@
 import { fileURLToPath } from 'node:url'
 import { measureBulkSend, type BulkBenchResult } from './bulk.ts'
 import { measureCompletion } from './completion.ts'
-import { measureSeal, measureVerify } from './seal.ts'
+import { LARGE_PDF_PAGES, measureSeal, measureVerify } from './seal.ts'
 import { measure, waitForQuiet, type CaseResult, type LoadSpec } from './loadgen.ts'
 import { machineFacts, markdownTable, writeSection, type Row } from './report.ts'
 import { redactUrl, scratchPostgres, startBare, startSignet, type Backend, type LogLevel } from './targets.ts'
@@ -210,7 +210,7 @@ async function sealSuite(): Promise<void> {
     `- Date: ${new Date().toISOString()}`,
     machineLine(),
     `- **Seal**: the default instance (generated ECDSA P-256 seal key, built-in RFC 3161 authority) seals a ${seal.pages}-page PDF at PAdES B-T (\`sealer.seal\`: load, CAdES signature, time-stamp token, incremental save), ${sealRuns} runs after 3 warm-ups, in-process. "Whole request" is \`requestSeal\` with certificate_mode both: metering and storage in a transaction, certificate page appended, the file and the standalone certificate both sealed and stored (in-memory PGlite).`,
-    `- **Verify**: a ${verify.file_mb} MB sealed PDF (one page and an incompressible attachment) in the temp directory, page cache warm; median of ${verify.runs} runs each of: \`verifyPdf\` in-process on the bytes in memory (as the verification page has them) and with the file read first, the \`signet-verify\` CLI as a process, \`openssl dgst -sha256\` (the floor: only hashing the file) and \`pdfsig -no-ocsp\`. Verdict: \`${verify.verdict}\` (no trust anchor given).`,
+    `- **Verify**: a ${verify.file_mb} MB sealed PDF (${LARGE_PDF_PAGES} pages of text and an incompressible attachment) followed by a validation-data (DSS) update, as a B-LT upgrade writes it, so the change analysis maps the signed revision and checks the update; in the temp directory, page cache warm; median of ${verify.runs} runs each of: \`verifyPdf\` in-process on the bytes in memory (as the verification page has them), on the file before its DSS update (no analysis to do), and with the file read first, the \`signet-verify\` CLI as a process, \`openssl dgst -sha256\` (the floor: only hashing the file) and \`pdfsig -no-ocsp\`. Verdict: \`${verify.verdict}\` (no trust anchor given).`,
     ``,
     `| Seal (${seal.pages} pages) | median ms | p95 ms |`,
     `|---|---:|---:|`,
@@ -220,6 +220,7 @@ async function sealSuite(): Promise<void> {
     `| Verify ${verify.file_mb} MB | median ms | throughput |`,
     `|---|---:|---:|`,
     `| \`verifyPdf\` on the bytes in memory | **${verify.verify_median_ms}** | ${mbPerSecond(verify.verify_median_ms)} |`,
+    `| \`verifyPdf\`, the file before its DSS update | ${verify.verify_before_update_median_ms} | ${mbPerSecond(verify.verify_before_update_median_ms)} |`,
     `| reading the file + \`verifyPdf\` | ${verify.read_verify_median_ms} | ${mbPerSecond(verify.read_verify_median_ms)} |`,
     `| \`signet-verify\` CLI (process) | ${verify.cli_median_ms} | ${mbPerSecond(verify.cli_median_ms)} |`,
     `| \`openssl dgst -sha256\` | ${verify.openssl_median_ms} | ${mbPerSecond(verify.openssl_median_ms)} |`,

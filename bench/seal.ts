@@ -2,8 +2,9 @@
  * Sealing and verifying, in one run on one machine:
  *  - seal: applying the instance seal (PAdES B-T, built-in TSA) to a 10-page PDF, and a
  *    whole self-seal request (certificate appended + standalone certificate, both sealed);
- *  - verify: checking a sealed 50 MB PDF with @signet/verify, against `openssl dgst -sha256`
- *    hashing the same file (the floor: any verifier must hash it) and poppler's `pdfsig`.
+ *  - verify: checking a sealed 50 MB PDF, with a DSS update after the seal, with @signet/verify,
+ *    against `openssl dgst -sha256` hashing the same file (the floor: any verifier must hash it)
+ *    and poppler's `pdfsig`.
  *
  *   node --import tsx bench/seal.ts      (also run by `npm run bench`)
  */
@@ -39,6 +40,8 @@ export interface VerifyBenchResult {
   verdict: string
   /** in-process: verifyPdf on the bytes in memory (as the browser page has them) */
   verify_median_ms: number
+  /** the same, on the sealed file before its DSS update: no change analysis to do */
+  verify_before_update_median_ms: number
   /** in-process: reading the file, then verifyPdf */
   read_verify_median_ms: number
   /** `npx signet-verify` as a process, like the tools it is compared with */
@@ -91,13 +94,24 @@ export async function measureSeal(runs: number): Promise<SealBenchResult> {
   }
 }
 
-/** A PDF of about `megabytes` MB: one page and an incompressible attachment, sealed by the instance. */
-async function largeSealedPdf(megabytes: number): Promise<Uint8Array> {
+/** Pages of the large file: enough objects that the change analysis has a page tree, fonts and contents to map. */
+export const LARGE_PDF_PAGES = 50
+
+/**
+ * A PDF of about `megabytes` MB (pages of text and an incompressible attachment) sealed by the
+ * instance, then extended by a validation-data (DSS) update as a B-LT upgrade does — so the
+ * verifier's change analysis maps the signed revision and checks the update. Also returns
+ * the sealed file before that update.
+ */
+async function largeSealedPdf(megabytes: number): Promise<{ sealed: Uint8Array; updated: Uint8Array }> {
   const { services } = await sealingInstance()
   try {
-    const pdf = await PDF.load(await makePdf(1))
+    const pdf = await PDF.load(await makePdf(LARGE_PDF_PAGES))
     pdf.addAttachment('payload.bin', randomBytes(megabytes * 1024 * 1024))
-    return (await services.sealer.seal(await pdf.save(), { reason: 'bench' })).bytes
+    const sealed = (await services.sealer.seal(await pdf.save(), { reason: 'bench' })).bytes
+    const offline = { getOCSP: () => Promise.resolve(null), getCRL: () => Promise.resolve(null) }
+    const updated = (await (await PDF.load(sealed)).addValidationData({ revocationProvider: offline })).bytes
+    return { sealed, updated }
   } finally {
     await services.close()
   }
@@ -117,7 +131,10 @@ export async function measureVerify(megabytes: number, runs: number): Promise<Ve
   const dir = mkdtempSync(join(tmpdir(), 'signet-bench-verify-'))
   try {
     const file = join(dir, 'sealed.pdf')
-    writeFileSync(file, await largeSealedPdf(megabytes))
+    const beforeUpdate = join(dir, 'sealed-before-update.pdf')
+    const { sealed, updated } = await largeSealedPdf(megabytes)
+    writeFileSync(file, updated)
+    writeFileSync(beforeUpdate, sealed)
     const cli = join(import.meta.dirname, '../packages/verify/bin/signet-verify.mjs')
     // Each tool in its own batch (the first run of each only warms the page cache and the JIT), so
     // one tool's garbage and cache churn does not land on another's measurements.
@@ -127,12 +144,14 @@ export async function measureVerify(megabytes: number, runs: number): Promise<Ve
       return times.slice(1)
     }
     let verdict = ''
-    const ours = await samples(async () => {
-      const bytes = readFileSync(file)
+    const inMemory = async (path: string): Promise<number> => {
+      const bytes = readFileSync(path)
       const [ms, result] = await time(() => verifyPdf(bytes))
       verdict = result.verdict
       return ms
-    })
+    }
+    const withoutUpdate = await samples(() => inMemory(beforeUpdate))
+    const ours = await samples(() => inMemory(file))
     const readAndOurs = await samples(async () => (await time(async () => verifyPdf(readFileSync(file))))[0])
     const ourCli = await samples(() => timeProcess(process.execPath, [cli, file]))
     const openssl = await samples(() => timeProcess('openssl', ['dgst', '-sha256', file]))
@@ -142,6 +161,7 @@ export async function measureVerify(megabytes: number, runs: number): Promise<Ve
       runs,
       verdict,
       verify_median_ms: median(ours),
+      verify_before_update_median_ms: median(withoutUpdate),
       read_verify_median_ms: median(readAndOurs),
       cli_median_ms: median(ourCli),
       openssl_median_ms: median(openssl),
