@@ -1,5 +1,5 @@
 import type { BlobStore } from './adapters/blob-store.ts'
-import { databaseBlobStore } from './adapters/blob-store.ts'
+import { databaseBlobStore, fileBlobStore } from './adapters/blob-store.ts'
 import type { Clock } from './adapters/clock.ts'
 import { systemClock } from './adapters/clock.ts'
 import type { Mailer } from './adapters/mailer.ts'
@@ -60,7 +60,7 @@ export async function createServices(
     (live) => principals.setLive(live),
   )
   const mailer = overrides.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : logMailer(logger))
-  const blobs = databaseBlobStore(database.db)
+  const blobs = database.blobDir ? fileBlobStore(database.db, database.blobDir) : databaseBlobStore(database.db)
   const mail = startMailDispatcher({ db: database.db, blobs, mailer, clock, logger, pollMs: config.mailPollMs })
   const sealer = await loadSealer({ config, db: database.db, clock, logger }, overrides.timestampAuthority)
   const finalPdfs = startFinalPdfJob({ db: database.db, blobs, clock, logger, mail, sealer, config, pollMs: config.jobPollMs })

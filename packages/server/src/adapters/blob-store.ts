@@ -1,11 +1,21 @@
+import { constants } from 'node:fs'
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { blobs } from '../db/schema.ts'
-import { sha256Hex } from '../lib/crypto.ts'
+import { randomToken, sha256HexAsync } from '../lib/crypto.ts'
 
 /**
- * Binary storage for PDFs, addressed by SHA-256. Kept in the database so a
- * document and its files commit or roll back together and one backup holds both.
+ * Binary storage for PDFs and images, addressed by SHA-256. Every blob has a row in the
+ * blobs table (documents refer to it by key), and its bytes are either in that row
+ * (PostgreSQL) or in a file under the blob directory (the embedded database).
+ *
+ * Files, because PGlite runs on the server's own thread: a 25 MB value through it held
+ * every other request for seconds. A file is written (and synced) before the transaction
+ * that refers to it commits, so a committed row always has its bytes; a rolled-back or
+ * crashed transaction leaves at most an unreferenced file. Hashing and file I/O run off
+ * the event loop (Web Crypto and libuv's thread pool).
  */
 export interface BlobStore {
   /** Stores bytes (idempotently) inside the given transaction; returns their SHA-256. */
@@ -13,16 +23,69 @@ export interface BlobStore {
   get(sha256: string): Promise<Uint8Array | undefined>
 }
 
+async function bytesInRow(db: Db, sha256: string): Promise<Uint8Array | undefined> {
+  const [row] = await db.select({ bytes: blobs.bytes }).from(blobs).where(eq(blobs.sha256, sha256))
+  return row?.bytes ?? undefined
+}
+
 export function databaseBlobStore(db: Db): BlobStore {
   return {
     async put(tx, bytes) {
-      const sha256 = sha256Hex(bytes)
+      const sha256 = await sha256HexAsync(bytes)
       await tx.insert(blobs).values({ sha256, bytes, size: bytes.byteLength }).onConflictDoNothing()
       return sha256
     },
+    get: (sha256) => bytesInRow(db, sha256),
+  }
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/
+
+/** Writes `bytes` to `path` so that after this returns, a crash cannot leave a partial file there. */
+async function writeDurably(path: string, bytes: Uint8Array): Promise<void> {
+  await mkdir(dirname(path), { recursive: true })
+  const temporary = `${path}.${randomToken(6)}.tmp`
+  const file = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600)
+  try {
+    await file.writeFile(bytes)
+    await file.sync()
+  } finally {
+    await file.close()
+  }
+  try {
+    await rename(temporary, path)
+  } catch (error) {
+    await rm(temporary, { force: true })
+    throw error
+  }
+  const directory = await open(dirname(path), constants.O_RDONLY)
+  try {
+    await directory.sync()
+  } finally {
+    await directory.close()
+  }
+}
+
+export function fileBlobStore(db: Db, directory: string): BlobStore {
+  const pathOf = (sha256: string): string => join(directory, sha256.slice(0, 2), sha256)
+  return {
+    async put(tx, bytes) {
+      const sha256 = await sha256HexAsync(bytes)
+      const path = pathOf(sha256)
+      const existing = await stat(path).catch(() => null)
+      if (existing?.size !== bytes.byteLength) await writeDurably(path, bytes)
+      await tx.insert(blobs).values({ sha256, bytes: null, size: bytes.byteLength }).onConflictDoNothing()
+      return sha256
+    },
     async get(sha256) {
-      const [row] = await db.select({ bytes: blobs.bytes }).from(blobs).where(eq(blobs.sha256, sha256))
-      return row?.bytes
+      if (!SHA256_HEX.test(sha256)) return undefined
+      try {
+        return await readFile(pathOf(sha256))
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+        // Blobs stored before the files existed are still in their rows.
+        return bytesInRow(db, sha256)
+      }
     },
   }
 }

@@ -1,6 +1,7 @@
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
@@ -17,6 +18,12 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>
 export interface Database {
   db: Db
   kind: 'pglite' | 'postgres'
+  /**
+   * Where blobs (PDFs, images) are kept as files, or null to keep them in the blobs table.
+   * The embedded engine runs on the server's thread, so megabytes through it would stall
+   * every request (adapters/blob-store.ts); PostgreSQL takes them over the network.
+   */
+  blobDir: string | null
   /**
    * Delivers NOTIFY payloads sent on `channel` (by any process, on commit). `onLive(false)`
    * means messages may be missed from now on (connection lost); `onLive(true)` that delivery
@@ -40,24 +47,45 @@ const toStderr: BackgroundErrorSink = (error) => process.stderr.write(`database 
 export async function openDatabase(target: DatabaseTarget, onBackgroundError: BackgroundErrorSink = toStderr): Promise<Database> {
   if ('databaseUrl' in target) return openPostgres(target.databaseUrl, onBackgroundError)
   let client: PGlite
+  let blobDir: string
+  let removeBlobDir = false
   if ('pgliteDir' in target) {
     mkdirSync(target.pgliteDir, { recursive: true })
-    client = new PGlite(target.pgliteDir)
+    client = new PGlite(target.pgliteDir, PGLITE_BYTEA)
+    blobDir = join(dirname(target.pgliteDir), 'blobs')
   } else {
-    client = new PGlite()
+    client = new PGlite(PGLITE_BYTEA)
+    // An in-memory database keeps its files as long as it lives.
+    blobDir = mkdtempSync(join(tmpdir(), 'signet-blobs-'))
+    removeBlobDir = true
   }
   const db = drizzlePglite(client, { schema })
   await migratePglite(db, { migrationsFolder })
   return {
     db: db as unknown as Db,
     kind: 'pglite',
+    blobDir,
     // One process, one engine: notifications cannot be lost.
     subscribe: async (channel, onMessage, onLive) => {
       await client.listen(channel, onMessage)
       onLive(true)
     },
-    close: () => client.close(),
+    close: async () => {
+      await client.close()
+      if (removeBlobDir) rmSync(blobDir, { recursive: true, force: true })
+    },
   }
+}
+
+const BYTEA_OID = 17
+/**
+ * PGlite's own bytea conversion builds one string per byte (25 MB took 20 s and gigabytes);
+ * Buffer's hex codec does the same in milliseconds. Only blobs stored before the blob files
+ * (and small values) still pass through here.
+ */
+const PGLITE_BYTEA = {
+  serializers: { [BYTEA_OID]: (value: Uint8Array) => `\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}` },
+  parsers: { [BYTEA_OID]: (text: string) => Buffer.from(text.slice(2), 'hex') },
 }
 
 async function openPostgres(url: string, onBackgroundError: BackgroundErrorSink): Promise<Database> {
@@ -78,6 +106,7 @@ async function openPostgres(url: string, onBackgroundError: BackgroundErrorSink)
   return {
     db: db as unknown as Db,
     kind: 'postgres',
+    blobDir: null,
     subscribe: listener.subscribe,
     close: async () => {
       await listener.close()

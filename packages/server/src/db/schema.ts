@@ -113,7 +113,8 @@ export const apiKeys = pgTable(
 /** Content-addressed binary storage (PDFs); see adapters/blob-store.ts. */
 export const blobs = pgTable('blobs', {
   sha256: text('sha256').primaryKey(),
-  bytes: bytea('bytes').notNull(),
+  /** Null when the bytes live outside the database (the embedded database's blob files). */
+  bytes: bytea('bytes'),
   size: integer('size').notNull(),
   createdAt: createdAt(),
 })
