@@ -4,7 +4,9 @@ import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { sql } from 'drizzle-orm'
+import type { TSchema } from 'typebox'
 import { apiKeyAuth } from './http/auth.ts'
+import { refuseEncodedBodies } from './http/content-encoding.ts'
 import { installErrorHandler, routingErrorHandler } from './http/error-handler.ts'
 import { bulkSendRoutes } from './http/routes/bulk-send.ts'
 import { billingPageRoutes, billingRoutes } from './http/routes/billing.ts'
@@ -15,7 +17,7 @@ import { signingRoutes } from './http/routes/signing.ts'
 import { templateRoutes } from './http/routes/templates.ts'
 import { verifyRoutes } from './http/routes/verify.ts'
 import { webhookRoutes } from './http/routes/webhooks.ts'
-import { coercingAjv, strictAjv } from './lib/validation.ts'
+import { compileCoercing, compileStrict } from './lib/validation.ts'
 import type { Services } from './services.ts'
 
 export const API_VERSION = '1.0.0'
@@ -37,7 +39,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   // Binary bodies (a PDF upload) are admitted by their route's content-type parser; there is nothing for Ajv to check.
   app.setValidatorCompiler(({ schema, httpPart }) => {
     if (httpPart === 'body' && (schema as { format?: string }).format === 'binary') return () => true
-    return (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema)
+    return (httpPart === 'body' ? compileStrict : compileCoercing)(schema as TSchema)
   })
 
   // JSON only: an empty body (e.g. a bare POST …/void) is "no body", anything else must parse.
@@ -48,6 +50,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     if (text === '') return done(null, undefined)
     void parseJson(request, text, done)
   })
+
+  app.addHook('preParsing', refuseEncodedBodies)
 
   installErrorHandler(app, config.bodyLimit)
 

@@ -1,4 +1,7 @@
+import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
+import type { PdfLimits } from './pdf-work/limits.ts'
+import type { PdfWorkOptions } from './pdf-work/pdf-work.ts'
 
 /** Every setting the service reads from the environment, parsed once at start-up. */
 export interface Config {
@@ -44,7 +47,13 @@ export interface Config {
   tsaUrls: string[]
   /** How long one TSA may take to answer before the next is tried (ms). */
   tsaTimeoutMs: number
+  /** The worker pool every PDF parse, render and seal runs in (pdf-work/pdf-work.ts). */
+  pdfWork: PdfWorkOptions
+  /** What one PDF may ask of the server (pdf-work/limits.ts). */
+  pdfLimits: PdfLimits
 }
+
+const MB = 1024 * 1024
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
@@ -149,6 +158,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sealP12: env.SEAL_P12 ? { path: resolve(env.SEAL_P12), password: env.SEAL_P12_PASSWORD ?? '' } : undefined,
     tsaUrls: parseTsaUrls(env.TSA_URL, problems),
     tsaTimeoutMs: integer('TSA_TIMEOUT_MS', 10_000, 100, 120_000),
+    pdfWork: {
+      // One core stays with the event loop.
+      workers: integer('PDF_WORKERS', Math.max(1, Math.min(4, availableParallelism() - 1)), 1, 64),
+      queue: integer('PDF_QUEUE', 8, 0, 10_000),
+      taskTimeoutMs: integer('PDF_TASK_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
+      workerMemoryMb: integer('PDF_WORKER_MEMORY_MB', 512, 64, 16_384),
+    },
+    pdfLimits: {
+      maxBytes: integer('PDF_MAX_MB', 25, 1, 1024) * MB,
+      maxPages: integer('PDF_MAX_PAGES', 2_000, 1, 1_000_000),
+      maxObjects: integer('PDF_MAX_OBJECTS', 500_000, 100, 100_000_000),
+      maxImagePixels: integer('PDF_MAX_IMAGE_MEGAPIXELS', 100, 1, 10_000) * 1_000_000,
+      maxDecompressedBytes: integer('PDF_MAX_DECOMPRESSED_MB', 512, 1, 65_536) * MB,
+    },
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return config

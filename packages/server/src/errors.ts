@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
+  | 'service_unavailable'
 
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -30,6 +31,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  service_unavailable: 503,
 }
 
 export class AppError extends Error {
@@ -38,6 +40,8 @@ export class AppError extends Error {
     message: string,
     /** Extra body fields, e.g. upgrade_url on a 402. */
     readonly extra: Record<string, unknown> = {},
+    /** Response headers, e.g. Retry-After on a 503. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message)
     this.name = 'AppError'

@@ -1,5 +1,5 @@
 import type { BlobStore } from './adapters/blob-store.ts'
-import { databaseBlobStore, fileBlobStore } from './adapters/blob-store.ts'
+import { blobStoreFor } from './adapters/blob-store.ts'
 import type { Clock } from './adapters/clock.ts'
 import { systemClock } from './adapters/clock.ts'
 import type { Mailer } from './adapters/mailer.ts'
@@ -12,6 +12,7 @@ import type { Logger } from './lib/logger.ts'
 import { startBackgroundLoop, type BackgroundLoop } from './lib/background-loop.ts'
 import type { MailDispatcher } from './mail/outbox.ts'
 import { startMailDispatcher } from './mail/outbox.ts'
+import { PdfWork } from './pdf-work/pdf-work.ts'
 import { loadSealer } from './seal/instance-seal.ts'
 import type { Sealer } from './seal/sealer.ts'
 import type { NamedTimestampAuthority } from './seal/tsa-chain.ts'
@@ -27,6 +28,8 @@ export interface Services {
   mail: MailDispatcher
   logger: Logger
   principals: PrincipalCache
+  /** Every PDF parse, render and seal runs in this worker pool, off the event loop. */
+  pdfWork: PdfWork
   /** Applies the instance's seal (PAdES + RFC 3161 timestamp) to final PDFs. */
   sealer: Sealer
   /** Renders and seals completed documents' final PDFs; kick it after a completion. */
@@ -60,10 +63,11 @@ export async function createServices(
     (live) => principals.setLive(live),
   )
   const mailer = overrides.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : logMailer(logger))
-  const blobs = database.blobDir ? fileBlobStore(database.db, database.blobDir) : databaseBlobStore(database.db)
+  const blobs = blobStoreFor(database)
   const mail = startMailDispatcher({ db: database.db, blobs, mailer, clock, logger, pollMs: config.mailPollMs })
-  const sealer = await loadSealer({ config, db: database.db, clock, logger }, overrides.timestampAuthority)
-  const finalPdfs = startFinalPdfJob({ db: database.db, blobs, clock, logger, mail, sealer, config, pollMs: config.jobPollMs })
+  const pdfWork = new PdfWork(config.pdfWork, config.pdfLimits, logger)
+  const sealer = await loadSealer({ config, db: database.db, clock, logger, pdfWork }, overrides.timestampAuthority)
+  const finalPdfs = startFinalPdfJob({ db: database.db, blobs, clock, logger, mail, sealer, pdfWork, config, pollMs: config.jobPollMs })
   const expiry = startBackgroundLoop({
     name: 'document expiry',
     pollMs: config.jobPollMs,
@@ -79,6 +83,7 @@ export async function createServices(
     mail,
     logger,
     principals,
+    pdfWork,
     sealer,
     finalPdfs,
     webhooks,

@@ -166,7 +166,7 @@ describe('GET /api/v1/documents', () => {
 })
 
 describe('GET /api/v1/documents/{id}', () => {
-  test('is exactly {id, title, status, created_at, updated_at, expires_at, signers}, signers in request order', async () => {
+  test('is exactly the spec\'s {id, title, status, created_at, updated_at, expires_at, signers} (signers in request order), plus the signed PDF\'s state', async () => {
     const org = await setupOrg(server)
     const template = await server.createTemplate(org.orgId, { name: 'Partnership', fields: fieldsForRoles([0, 1, 2]) })
     const given = [
@@ -188,6 +188,8 @@ describe('GET /api/v1/documents/{id}', () => {
       created_at: expect.stringMatching(ISO_MILLIS) as unknown,
       updated_at: expect.stringMatching(ISO_MILLIS) as unknown,
       expires_at: null,
+      signed_pdf_status: null,
+      signed_pdf_error: null,
       signers: given.map((s) => ({
         email: s.email,
         name: s.name ?? null,

@@ -1,14 +1,22 @@
+import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { bodyOf, createSentDocument, expectError, setupOrg, type TestOrg } from './helpers/api.ts'
+import { closedPortUrl } from './helpers/seals.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
 let server: TestServer
 let org: TestOrg
 beforeAll(async () => {
-  server = await startTestServer()
+  server = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } })
   org = await setupOrg(server)
 })
 afterAll(() => server.close())
+
+async function registerWebhook(): Promise<string> {
+  const response = await server.request('/api/v1/webhooks', { method: 'POST', key: org.apiKey, json: { url: await closedPortUrl() } })
+  expect(response.status).toBe(201)
+  return (await bodyOf<{ id: string }>(response)).id
+}
 
 /** POST /api/v1/documents with a raw body and Content-Type. */
 const postRaw = (body: string, contentType = 'application/json') =>
@@ -45,6 +53,25 @@ describe('request bodies', () => {
     await expectError(await postRaw(body), 413, /larger than/)
   })
 
+  test.each([
+    ['JSON on a JSON route', '/api/v1/documents', 'application/json', '{}'],
+    ['a PDF on the seal route', '/api/v1/seals', 'application/pdf', '%PDF-1.7'],
+  ])('a gzip-encoded body (%s) → 415 {error}', async (_name, path, contentType, body) => {
+    const response = await server.request(path, {
+      method: 'POST',
+      key: org.apiKey,
+      headers: { 'content-type': contentType, 'content-encoding': 'gzip' },
+      body: gzipSync(body),
+    })
+    await expectError(response, 415, 'Content-Encoding gzip is not supported: send the request body uncompressed.')
+  })
+
+  test('Content-Encoding identity is an uncompressed body', async () => {
+    const body = JSON.stringify({ template_id: org.templateId, signer: { email: 'identity@example.com' } })
+    const response = await server.request('/api/v1/documents', { method: 'POST', key: org.apiKey, headers: { 'content-type': 'application/json', 'content-encoding': 'identity' }, body })
+    expect(response.status).toBe(201)
+  })
+
   test('a non-JSON body on void → 415 {error}', async () => {
     const id = await createSentDocument(server, org)
     const wrong = await server.request(`/api/v1/documents/${id}/void`, {
@@ -54,6 +81,17 @@ describe('request bodies', () => {
       body: 'please',
     })
     await expectError(wrong, 415, /application\/json/)
+  })
+})
+
+describe('query parameters', () => {
+  test.each(['/api/v1/documents', '/api/v1/templates', 'webhook deliveries'])('non-finite limit and offset on %s → 400 {error}', async (list) => {
+    const path = list === 'webhook deliveries' ? `/api/v1/webhooks/${await registerWebhook()}/deliveries` : list
+    for (const name of ['limit', 'offset']) {
+      for (const value of ['1e309', '-1e309', 'Infinity']) {
+        await expectError(await server.request(`${path}?${name}=${value}`, { key: org.apiKey }), 400, `${name} must be an integer`)
+      }
+    }
   })
 })
 
@@ -85,6 +123,27 @@ describe('paths', () => {
     ['PUT', '/api/v1/templates'],
   ])('unknown route %s %s → 404 {error}', async (method, path) => {
     await expectError(await server.request(path, { method, key: org.apiKey }), 404, /No route/)
+  })
+})
+
+describe("the signer's link", () => {
+  test.each([65, 100, 101, 500])('a token of %i characters shows the "This link does not work" page', async (length) => {
+    const response = await server.request(`/sign/${'a'.repeat(length)}`)
+    expect(response.status).toBe(404)
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/)
+    const page = await response.text()
+    expect(page).toContain('This link does not work')
+    expect(page).toContain('This signing link is not valid.')
+  })
+
+  test('so does a token with a control character', async () => {
+    const response = await server.request('/sign/abc%00def')
+    expect(response.status).toBe(404)
+    expect(await response.text()).toContain('This link does not work')
+  })
+
+  test("the signing page's script still gets JSON for an over-long token", async () => {
+    await expectError(await server.request(`/sign/${'a'.repeat(65)}/view`, { method: 'POST' }), 400, 'token must be at most 64 characters')
   })
 })
 

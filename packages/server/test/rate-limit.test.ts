@@ -5,6 +5,8 @@ import { systemClock } from '../src/adapters/clock.ts'
 import { databaseBlobStore } from '../src/adapters/blob-store.ts'
 import { ConfigError, loadConfig } from '../src/config.ts'
 import { openDatabase } from '../src/db/client.ts'
+import { createLogger } from '../src/lib/logger.ts'
+import { PdfWork } from '../src/pdf-work/pdf-work.ts'
 import { documents, rateLimitCounters } from '../src/db/schema.ts'
 import { bodyOf, createSentDocument, expectError, postDocument, setupOrg, uniqueEmail, type TestOrg } from './helpers/api.ts'
 import { makePdf } from './helpers/pdf.ts'
@@ -191,7 +193,9 @@ describe.runIf(process.env.DATABASE_URL)('two server processes sharing one Postg
     servers = await Promise.all([startServer({ dataDir: makeTempDir('rate-a'), env }), startServer({ dataDir: makeTempDir('rate-b'), env })])
     const database = await openDatabase({ databaseUrl: scratch.url })
     try {
-      const services = { db: database.db, blobs: databaseBlobStore(database.db), clock: systemClock, config: loadConfig({ DATABASE_URL: scratch.url }) }
+      const config = loadConfig({ DATABASE_URL: scratch.url, LOG_LEVEL: 'silent' })
+      const pdfWork = new PdfWork(config.pdfWork, config.pdfLimits, createLogger(config))
+      const services = { db: database.db, blobs: databaseBlobStore(database.db), clock: systemClock, config, pdfWork }
       org = (await executeAdminCommand(services, { name: 'org.create', orgName: 'Two processes', plan: 'business' })) as typeof org
       const pdfBase64 = Buffer.from(await makePdf(1)).toString('base64')
       templateId = ((await executeAdminCommand(services, { name: 'template.create', orgId: org.org_id, templateName: 'NDA', pdfBase64 })) as { id: string }).id

@@ -19,6 +19,7 @@ import { startTestServer, type TestServer } from './helpers/test-server.ts'
 import { OPENSSL_CA_CONFIG } from '../../../test-support/openssl-ca.ts'
 import { startOpensslTsa, type OpensslTsa } from '../../../test-support/openssl-tsa.ts'
 import { haveTools } from '../../../test-support/tools.ts'
+import { PdfWork } from '../src/pdf-work/pdf-work.ts'
 
 /*
  * Where the time comes from: third-party authorities tried in order, a seal that waits
@@ -206,12 +207,13 @@ describe('the seal key', () => {
     const logger = createLogger(config)
     const target = { pgliteDir: join(dir, 'db') }
     try {
+      const pdfWork = new PdfWork(config.pdfWork, config.pdfLimits, logger)
       const first = await openDatabase(target)
-      const before = await loadSealer({ config, db: first.db, clock: systemClock, logger })
+      const before = await loadSealer({ config, db: first.db, clock: systemClock, logger, pdfWork })
       const sealed = await before.seal(await makePdf(1), { reason: 'test' })
       await first.close()
       const second = await openDatabase(target)
-      const after = await loadSealer({ config, db: second.db, clock: systemClock, logger })
+      const after = await loadSealer({ config, db: second.db, clock: systemClock, logger, pdfWork })
       await second.close()
       expect(after.publishedRootsPem).toBe(before.publishedRootsPem)
       expect((await verifyPdf(sealed.bytes, { trustAnchors: [after.publishedRootsPem] })).verdict).toBe('verified')

@@ -1,5 +1,8 @@
+import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readAuditTrail } from '../src/audit/audit-trail.ts'
+import { outboundEmails } from '../src/db/schema.ts'
+import { CODES_PER_DAY, WRONG_CODES_PER_DAY } from '../src/signing/email-code.ts'
 import { expireDueDocuments } from '../src/signing/expiry.ts'
 import { bodyOf, expectError, setupOrg, type Json, type TestOrg } from './helpers/api.ts'
 import { sendForSigning, valuesFor, type SignerClient } from './helpers/signing.ts'
@@ -15,7 +18,7 @@ let org: TestOrg
 beforeAll(async () => {
   // Expiry is swept by the tests themselves, so the background sweep stays out of the way.
   server = await startTestServer({ clock, env: { JOB_POLL_MS: '3600000' } })
-  org = await setupOrg(server)
+  org = await setupOrg(server, { name: 'Acme Codes' })
 })
 afterAll(() => server.close())
 
@@ -94,6 +97,75 @@ describe('the e-mail code step', () => {
     const { SignerClient } = await import('./helpers/signing.ts')
     const otherBrowser = new SignerClient(server, signer.token, signer.email)
     await expectError(await otherBrowser.call('/document.pdf'), 403)
+  })
+})
+
+describe('the daily allowance of codes per signer', () => {
+  const DAY_MS = 24 * 3_600_000
+  const LOCKED = /^Too many codes were asked for or entered wrongly on this link\. For your security, no more codes can be sent or entered until (.+ GMT)\. Contact Acme Codes, who sent you this document/
+
+  /** Asks for the signer's nth code (after the resend cool-down) and returns it. */
+  async function nextCode(signer: SignerClient, nth: number): Promise<string> {
+    advance(61_000)
+    expect(await bodyOf(await signer.sendCode())).toMatchObject({ resend_in_seconds: 60 })
+    return signer.latestCode(nth)
+  }
+  const wrongFor = (code: string) => (code === '000000' ? '111111' : '000000')
+
+  it(`allows ${WRONG_CODES_PER_DAY} wrong codes in 24 hours, however many new codes are asked for; then the page says to contact the sender`, async () => {
+    expect(WRONG_CODES_PER_DAY).toBe(10)
+    const { documentId, signer } = await codeSigner()
+    const texts: string[] = []
+    for (let nth = 1; nth <= 3; nth++) {
+      const code = await nextCode(signer, nth)
+      for (let i = 0; i < 3; i++) texts.push(await expectError(await signer.verify(wrongFor(code)), 400))
+    }
+    // A new code gives five tries of its own, but not beyond what is left of the day's ten.
+    expect(texts.map((text) => text.replace('That code is not correct. ', ''))).toEqual([
+      '4 attempts left.',
+      '3 attempts left.',
+      '2 attempts left.',
+      '4 attempts left.',
+      '3 attempts left.',
+      '2 attempts left.',
+      '3 attempts left.',
+      '2 attempts left.',
+      '1 attempt left.',
+    ])
+
+    const fourth = await nextCode(signer, 4)
+    const locked = await expectError(await signer.verify(wrongFor(fourth)), 429, LOCKED)
+    const firstWrong = (await readAuditTrail(server.services.db, documentId)).find((e) => e.type === 'signer.code_rejected')?.occurredAt
+    expect(LOCKED.exec(locked)?.[1]).toBe(new Date(firstWrong!.getTime() + DAY_MS).toUTCString())
+    // Even the right code is refused now, and no new code is sent.
+    await expectError(await signer.verify(fourth), 429, LOCKED)
+    advance(61_000)
+    await expectError(await signer.sendCode(), 429, LOCKED)
+    const page = await (await signer.page()).text()
+    expect(page).toContain('Too many code attempts')
+    expect(page).toContain('Contact Acme Codes, who sent you this document')
+    expect(page).not.toContain('6-digit code')
+    expect((await getDocument(documentId)).signers).toMatchObject([{ auth_verified: false }])
+
+    // A day after the first wrong code, the link takes codes again.
+    advance(DAY_MS)
+    expect(await (await signer.page()).text()).toContain('6-digit code')
+    expect(await bodyOf(await signer.verify(await nextCode(signer, 5)))).toEqual({ verified: true })
+  })
+
+  it(`sends at most ${CODES_PER_DAY} codes in 24 hours; the last one still works until it is used up or expires`, async () => {
+    expect(CODES_PER_DAY).toBe(5)
+    const { signer } = await codeSigner()
+    for (let nth = 1; nth <= 4; nth++) await nextCode(signer, nth)
+    const last = await nextCode(signer, 5)
+    advance(61_000)
+    await expectError(await signer.sendCode(), 429, LOCKED)
+    expect(await (await signer.page()).text()).toContain('6-digit code')
+
+    advance(10 * 60_000)
+    await expectError(await signer.verify(last), 429, LOCKED)
+    expect(await (await signer.page()).text()).toContain('Contact Acme Codes, who sent you this document')
+    expect(await server.services.db.select().from(outboundEmails).where(eq(outboundEmails.toAddress, signer.email))).toHaveLength(1 + CODES_PER_DAY)
   })
 })
 

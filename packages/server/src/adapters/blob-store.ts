@@ -2,7 +2,7 @@ import { constants } from 'node:fs'
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { eq } from 'drizzle-orm'
-import type { Db } from '../db/client.ts'
+import type { Database, Db } from '../db/client.ts'
 import { blobs } from '../db/schema.ts'
 import { randomToken, sha256HexAsync } from '../lib/crypto.ts'
 
@@ -28,9 +28,15 @@ async function bytesInRow(db: Db, sha256: string): Promise<Uint8Array | undefine
   return row?.bytes ?? undefined
 }
 
+/** A stored file is never empty: empty bytes mean a buffer was handed to a PDF worker and used again by mistake. */
+function assertNotEmpty(bytes: Uint8Array): void {
+  if (bytes.byteLength === 0) throw new Error('refusing to store an empty blob (was the buffer handed over to a PDF worker?)')
+}
+
 export function databaseBlobStore(db: Db): BlobStore {
   return {
     async put(tx, bytes) {
+      assertNotEmpty(bytes)
       const sha256 = await sha256HexAsync(bytes)
       await tx.insert(blobs).values({ sha256, bytes, size: bytes.byteLength }).onConflictDoNothing()
       return sha256
@@ -70,6 +76,7 @@ export function fileBlobStore(db: Db, directory: string): BlobStore {
   const pathOf = (sha256: string): string => join(directory, sha256.slice(0, 2), sha256)
   return {
     async put(tx, bytes) {
+      assertNotEmpty(bytes)
       const sha256 = await sha256HexAsync(bytes)
       const path = pathOf(sha256)
       const existing = await stat(path).catch(() => null)
@@ -89,3 +96,6 @@ export function fileBlobStore(db: Db, directory: string): BlobStore {
     },
   }
 }
+
+/** The blob store a database keeps its bytes in: files for the embedded engine, the blobs table for PostgreSQL. */
+export const blobStoreFor = (database: Database): BlobStore => (database.blobDir ? fileBlobStore(database.db, database.blobDir) : databaseBlobStore(database.db))

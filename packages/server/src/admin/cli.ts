@@ -39,15 +39,18 @@ function sendToServer(socketPath: string, command: AdminCommand): Promise<unknow
 
 /** Opens the database in this process. Imported lazily: the PDF and database code take a second to load, and a command sent to a running server needs neither. */
 async function runLocally(config: Config, command: AdminCommand): Promise<unknown> {
-  const [{ openInstanceDatabase }, { executeAdminCommand }, { databaseBlobStore }, { systemClock }] = await Promise.all([
+  const [{ openInstanceDatabase }, { executeAdminCommand }, { blobStoreFor }, { systemClock }, { PdfWork }, { createLogger }] = await Promise.all([
     import('../db/instance.ts'),
     import('./commands.ts'),
     import('../adapters/blob-store.ts'),
     import('../adapters/clock.ts'),
+    import('../pdf-work/pdf-work.ts'),
+    import('../lib/logger.ts'),
   ])
   const database = await openInstanceDatabase(config)
   try {
-    return await executeAdminCommand({ db: database.db, blobs: databaseBlobStore(database.db), clock: systemClock, config }, command)
+    const pdfWork = new PdfWork(config.pdfWork, config.pdfLimits, createLogger(config))
+    return await executeAdminCommand({ db: database.db, blobs: blobStoreFor(database), clock: systemClock, config, pdfWork }, command)
   } finally {
     await database.close()
   }
@@ -171,6 +174,14 @@ program
       ...(opts.fields ? { fields: readFieldsFile(opts.fields) } : {}),
     }),
   )
+
+program
+  .command('document')
+  .description('documents')
+  .command('rerender')
+  .description("try again to produce a completed document's signed (or sealed) PDF after it failed for good (see the log's alert)")
+  .requiredOption('--id <document_id>', 'document id')
+  .action((opts: { id: string }) => run({ name: 'document.rerender', documentId: opts.id }))
 
 program
   .command('credits')

@@ -11,6 +11,7 @@ import { compileStrict, describeValidationErrors } from '../lib/validation.ts'
 import { recordIdentityCheck } from '../orgs/identity.ts'
 import { createOrg, setOrgPlan } from '../orgs/orgs.ts'
 import { createTemplate } from '../templates/create-template.ts'
+import { rerenderFinalPdf } from '../documents/final-pdf-job.ts'
 import type { Services } from '../services.ts'
 import { addWebhookEndpoint } from '../webhooks/endpoints.ts'
 
@@ -60,6 +61,7 @@ export const AdminCommand = Type.Union([
   ),
   Type.Object({ name: Type.Literal('webhook.add'), orgId: Id, url: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
   Type.Object({ name: Type.Literal('org.verify-identity'), orgId: Id, legalName: Type.String() }, { additionalProperties: false }),
+  Type.Object({ name: Type.Literal('document.rerender'), documentId: Id }, { additionalProperties: false }),
 ])
 export type AdminCommand = Static<typeof AdminCommand>
 
@@ -71,7 +73,7 @@ export function parseAdminCommand(value: unknown): AdminCommand {
 }
 
 /** The CLI running on its own has no principal cache; inside a server the command clears that server's. */
-export type AdminServices = Pick<Services, 'db' | 'blobs' | 'clock' | 'config'> & Partial<Pick<Services, 'principals'>>
+export type AdminServices = Pick<Services, 'db' | 'blobs' | 'clock' | 'config' | 'pdfWork'> & Partial<Pick<Services, 'principals'>>
 
 /** Runs one operator command in the process that owns the database; returns its JSON result. */
 export async function executeAdminCommand(services: AdminServices, command: AdminCommand): Promise<unknown> {
@@ -94,6 +96,8 @@ export async function executeAdminCommand(services: AdminServices, command: Admi
       services.principals?.clear()
       return result
     }
+    case 'document.rerender':
+      return rerenderFinalPdf(db, command.documentId, services.clock.now())
     case 'template.create':
       return createTemplate(services, {
         orgId: command.orgId,

@@ -186,6 +186,8 @@ export const documents = pgTable(
     sealTsa: text('seal_tsa'),
     /** Why the last attempt to render or seal failed (e.g. every TSA unreachable); cleared on success. */
     sealError: text('seal_error'),
+    /** Set when producing the final PDF failed for good (no more retries until an operator asks for one). */
+    renderFailedAt: timestamp('render_failed_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },

@@ -2,7 +2,6 @@ import { eq } from 'drizzle-orm'
 import type { Principal } from '../api-keys/api-keys.ts'
 import type { BlobStore } from '../adapters/blob-store.ts'
 import { selfSeals } from '../db/schema.ts'
-import { renderBadgePng } from '../seal/badge.ts'
 import { sealFactsOf } from '../seal/seal-facts.ts'
 import { verifyUrlOf } from '../seal/verify-url.ts'
 import type { Services } from '../services.ts'
@@ -22,19 +21,22 @@ export interface FileDownload {
  * the spec's 404, after checking that the document exists in the caller's org.
  */
 
-type FileServices = Pick<Services, 'db' | 'blobs' | 'config'>
+type FileServices = Pick<Services, 'db' | 'blobs' | 'config' | 'pdfWork'>
 
-/** The spec's 404; when the last attempt failed (e.g. no time-stamp authority answered), it says why. */
-export const signedPdfNotReady = (lastError?: string | null) => notFound(lastError ? `The signed PDF is not ready yet (${lastError}).` : 'The signed PDF is not ready yet.')
+/** The spec's 404; when the last attempt failed (e.g. no time-stamp authority answered), it says why, and when it was given up, that too. */
+export function signedPdfNotReady(lastError?: string | null, failed = false) {
+  if (failed) return notFound(`The signed PDF could not be produced (${lastError ?? 'unknown error'}); the operator of this service has been alerted.`)
+  return notFound(lastError ? `The signed PDF is not ready yet (${lastError}).` : 'The signed PDF is not ready yet.')
+}
 const notSealedYet = () => notFound("This document hasn't been sealed yet.")
 
 /** The stored final PDF of a completed document: the signed PDF, or a self-sealed document's sealed file. */
 export async function readSignedPdf(
   blobs: BlobStore,
-  document: { status: string; title: string; signedPdfSha256: string | null; isVerifiedBadge?: boolean; sealError?: string | null },
+  document: { status: string; title: string; signedPdfSha256: string | null; isVerifiedBadge?: boolean; sealError?: string | null; renderFailedAt?: Date | null },
 ): Promise<FileDownload> {
   const bytes = document.status === 'completed' && document.signedPdfSha256 ? await blobs.get(document.signedPdfSha256) : undefined
-  if (!bytes) throw document.isVerifiedBadge ? notSealedYet() : signedPdfNotReady(document.sealError)
+  if (!bytes) throw document.isVerifiedBadge ? notSealedYet() : signedPdfNotReady(document.sealError, Boolean(document.renderFailedAt))
   const filename = document.isVerifiedBadge ? `${fileBaseName(document.title)} (sealed).pdf` : signedPdfFilename(document.title)
   return { contentType: 'application/pdf', filename, bytes }
 }
@@ -55,12 +57,12 @@ export async function getCertificateFile({ db, blobs }: FileServices, principal:
 }
 
 /** The Verified Badge, drawn anew from the audit trail on every call (the same trail gives the same bytes). */
-export async function getBadgeImage({ db, config }: FileServices, principal: Principal, documentId: string): Promise<FileDownload> {
+export async function getBadgeImage({ db, config, pdfWork }: FileServices, principal: Principal, documentId: string): Promise<FileDownload> {
   const document = await findDocument(db, principal.orgId, documentId)
   if (!document.isVerifiedBadge) throw notFound('This document is not a sealed document, so it has no Verified Badge.')
   const facts = await sealFactsOf(db, document.id)
   if (!facts) throw notSealedYet()
-  const bytes = await renderBadgePng({
+  const bytes = await pdfWork.renderBadge({
     orgName: facts.legalName,
     title: facts.title,
     sha256: facts.sha256,

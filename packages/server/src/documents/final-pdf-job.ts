@@ -1,4 +1,7 @@
 import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm'
+import type { Db } from '../db/client.ts'
+import { AppError, notFound } from '../errors.ts'
+import { PdfWorkFailed } from '../pdf-work/pdf-work.ts'
 import { documents } from '../db/schema.ts'
 import { startBackgroundLoop, type BackgroundLoop } from '../lib/background-loop.ts'
 import type { FinalPdfDeps } from './final-pdf.ts'
@@ -9,6 +12,8 @@ import { produceSignedPdf } from '../signing/produce-signed-pdf.ts'
 /** A render in flight holds its document this long; a crash mid-render makes it due again afterwards. */
 export const FINAL_PDF_LEASE_MS = 2 * 60_000
 const retryDelayMs = (attempts: number): number => Math.min(10_000 * 2 ** (attempts - 1), 3_600_000)
+/** Attempts after which a failure that is not a time-stamp outage is taken to be permanent (10 s … about 21 minutes in all). */
+export const MAX_RENDER_ATTEMPTS = 8
 const BATCH_SIZE = 4
 
 /*
@@ -17,6 +22,8 @@ const BATCH_SIZE = 4
  * timestamp) happens here, in the background; the work is "completed documents
  * without a final PDF", claimed with a lease, so several processes share it, a crash
  * only delays it, and a seal whose every TSA failed is simply tried again later.
+ * A failure that cannot pass by itself is not retried forever: it is recorded, shown on
+ * the document, and alerted in the log, until an operator asks for another attempt.
  */
 
 /** Produces one document's final PDF, whichever kind it is. */
@@ -25,21 +32,51 @@ export async function produceFinalPdf(deps: FinalPdfDeps, document: { id: string
   else await produceSignedPdf(deps, document.id)
 }
 
-/** Runs produceFinalPdf for a claimed document; a failure is recorded (visible as the seal's error) and retried later. */
+/** Whether trying again can help: a TSA outage passes; a document over the server's limits, or one that kept failing, does not. */
+function isPermanent(error: unknown, attempts: number): boolean {
+  if (error instanceof TimestampUnavailableError) return false
+  // A 503 (the worker pool is full) passes; a 4xx (over a limit, not readable) does not.
+  if ((error instanceof AppError && error.status < 500) || (error instanceof PdfWorkFailed && error.permanent)) return true
+  return attempts >= MAX_RENDER_ATTEMPTS
+}
+
+/** Runs produceFinalPdf for a claimed document; a failure is recorded (visible on the document and its seal) and retried later, or given up. */
 export async function produceOrReschedule(deps: FinalPdfDeps, document: { id: string; isVerifiedBadge: boolean }, attempts: number): Promise<boolean> {
   try {
     await produceFinalPdf(deps, document)
     return true
   } catch (error) {
-    // TSA outages are the org's business (the seal waits for them); other failures are ours, and stay in the log.
-    const reason = error instanceof TimestampUnavailableError ? error.message : 'it could not be produced yet and will be retried'
+    const now = deps.clock.now()
+    // TSA outages and the server's own limits are the org's to know; other failures are ours, and stay in the log.
+    const known = error instanceof TimestampUnavailableError || error instanceof AppError || error instanceof PdfWorkFailed
+    if (isPermanent(error, attempts)) {
+      const reason = known ? (error as Error).message : 'it could not be produced'
+      deps.logger.error(
+        { err: error, documentId: document.id, attempts, alert: 'final-pdf-failed' },
+        `giving up on the sealed PDF of document ${document.id} after ${attempts} attempt(s); fix the cause, then run: npm run admin -- document rerender --id ${document.id}`,
+      )
+      await deps.db.update(documents).set({ nextRenderAt: null, renderFailedAt: now, sealError: reason.slice(0, 1000) }).where(eq(documents.id, document.id))
+      return false
+    }
+    const reason = known ? (error as Error).message : 'it could not be produced yet and will be retried'
     deps.logger.error({ err: error, documentId: document.id, attempts }, 'producing the sealed PDF failed; will retry')
     await deps.db
       .update(documents)
-      .set({ nextRenderAt: new Date(deps.clock.now().getTime() + retryDelayMs(attempts)), sealError: reason.slice(0, 1000) })
+      .set({ nextRenderAt: new Date(now.getTime() + retryDelayMs(attempts)), sealError: reason.slice(0, 1000) })
       .where(eq(documents.id, document.id))
     return false
   }
+}
+
+/** An operator's "try again" for a document whose final PDF failed for good (admin `document rerender`). */
+export async function rerenderFinalPdf(db: Db, documentId: string, now: Date): Promise<{ document_id: string; scheduled: true }> {
+  const [row] = await db
+    .update(documents)
+    .set({ renderFailedAt: null, renderAttempts: 0, nextRenderAt: now })
+    .where(and(eq(documents.id, documentId), eq(documents.status, 'completed'), isNull(documents.signedPdfSha256)))
+    .returning({ id: documents.id })
+  if (!row) throw notFound('No completed document without its final PDF has this id.')
+  return { document_id: row.id, scheduled: true }
 }
 
 export function startFinalPdfJob(deps: FinalPdfDeps & { pollMs: number }): BackgroundLoop {

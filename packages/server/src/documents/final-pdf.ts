@@ -5,6 +5,7 @@ import type { Config } from '../config.ts'
 import type { Db } from '../db/client.ts'
 import { documents } from '../db/schema.ts'
 import type { Logger } from '../lib/logger.ts'
+import type { PdfWork } from '../pdf-work/pdf-work.ts'
 import type { SealedPdf, Sealer } from '../seal/sealer.ts'
 
 /** What producing a completed document's final PDF needs (final-pdf-job.ts runs it). */
@@ -14,6 +15,8 @@ export interface FinalPdfDeps {
   clock: Clock
   logger: Logger
   sealer: Sealer
+  /** Renders the final PDFs (and certificates) off the event loop. */
+  pdfWork: PdfWork
   /** publicUrl: the base of the public verification pages printed on certificates */
   config: Pick<Config, 'publicUrl'>
   /** Kicked after a signed PDF is stored, so the completion mails leave at once. */

@@ -36,7 +36,7 @@ export function routingErrorHandler(error: FastifyError, _request: unknown, repl
 export function installErrorHandler(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) {
-      return reply.status(error.status).send({ error: error.message, ...error.extra })
+      return reply.status(error.status).headers(error.headers).send({ error: error.message, ...error.extra })
     }
     if (error.validation) {
       const noun = error.validationContext === 'querystring' ? 'query parameter' : 'field'

@@ -2,9 +2,20 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 
 export const sha256Hex = (data: Uint8Array | string): string => createHash('sha256').update(data).digest('hex')
 
-/** SHA-256 on libuv's thread pool (Web Crypto), for megabytes that must not hold the event loop. */
+/** Bytes hashed between two turns of the event loop. */
+const HASH_SLICE = 1024 * 1024
+
+/**
+ * SHA-256 of megabytes without holding the event loop: one slice at a time, yielding between
+ * slices (Web Crypto would copy the whole input on this thread first, which costs as much).
+ */
 export async function sha256HexAsync(data: Uint8Array): Promise<string> {
-  return Buffer.from(await crypto.subtle.digest('SHA-256', data as Uint8Array<ArrayBuffer>)).toString('hex')
+  const hash = createHash('sha256')
+  for (let offset = 0; offset < data.byteLength; offset += HASH_SLICE) {
+    hash.update(data.subarray(offset, offset + HASH_SLICE))
+    if (offset + HASH_SLICE < data.byteLength) await new Promise((resolve) => setImmediate(resolve))
+  }
+  return hash.digest('hex')
 }
 
 /** A URL-safe random token of `bytes` bytes of entropy. */

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { pino } from 'pino'
+import { pino, type DestinationStream } from 'pino'
 import type { Config } from '../config.ts'
 
 /** pino, typed as Fastify's logger so the same instance serves the app and the domain. */
@@ -16,6 +16,26 @@ export const REDACTED_PATHS = [
   '*.token',
 ]
 
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
-  return pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } })
+/**
+ * Secrets that travel in URLs, by their shape: a signing link's token (`/sign/<token>/…`, the
+ * signer's only credential) and an API key a client put in a query string by mistake.
+ */
+const SECRETS_IN_TEXT: [RegExp, string][] = [
+  [/\/sign\/[A-Za-z0-9_-]+/g, '/sign/[redacted]'],
+  [/sgn_live_[0-9a-f]+/g, 'sgn_live_[redacted]'],
+]
+
+/**
+ * Applied to each finished line rather than in serializers: a URL reaches the log not only as
+ * `req.url` but inside messages and error stacks (Fastify's "Reply was already sent … in the
+ * "/sign/…" route"), and only the whole line shows all of them. The patterns contain no
+ * character JSON escapes, so the serialized line matches as the text did.
+ */
+function redactSecrets(line: string): string {
+  return SECRETS_IN_TEXT.reduce((text, [pattern, replacement]) => text.replace(pattern, replacement), line)
+}
+
+/** Logs to stdout, or to `destination` (tests read what the server really writes). */
+export function createLogger(config: Pick<Config, 'logLevel'>, destination?: DestinationStream): Logger {
+  return pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, hooks: { streamWrite: redactSecrets } }, destination)
 }

@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import { Ajv, type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv'
 import type { Static, TSchema } from 'typebox'
 import { isEmailAddress } from './email-address.ts'
 import { isUtcDateTime } from './utc-date-time.ts'
@@ -10,6 +10,68 @@ export const FORMATS = {
   uuid: isUuid,
   'utc-date-time': isUtcDateTime,
 } as const
+
+/**
+ * Characters no text the service takes may hold, in any field of any request, present or
+ * future: NUL (PostgreSQL cannot store it), the other C0 controls but tab, line feed and
+ * carriage return, DEL and the C1 controls (invisible, and never meant in a name, a title or
+ * a message), and the bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+ * U+2066–U+2069), which reorder what a signer reads: "Invoice\u202Efdp.exe" shows as
+ * "Invoiceexe.pdf". The directional marks U+200E, U+200F and U+061C stay allowed: right-to-left
+ * names need them, and they cannot reverse a run of text.
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
+/** Half of a UTF-16 pair without its other half (JSON can write one as "\ud800"): not text, and PostgreSQL's JSON refuses it. */
+const UNPAIRED_SURROGATE = /\p{Surrogate}/u
+
+const codePoint = (char: string): string => `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`
+
+/** The `plainText` keyword: a string without control characters or unpaired surrogates. */
+const plainText: SchemaValidateFunction = (_schema: unknown, data: string) => {
+  const control = CONTROL_CHARACTER.exec(data)
+  const surrogate = control ? null : UNPAIRED_SURROGATE.exec(data)
+  const found = control ?? surrogate
+  plainText.errors = found ? [{ keyword: 'plainText', params: { character: codePoint(found[0]), unpaired: surrogate !== null } }] : []
+  return !found
+}
+
+/**
+ * The `finite` keyword. Ajv checks a query parameter's type before coercing it and not after,
+ * so "1e309" (or "Infinity") passes `type: integer` as Infinity and skips minimum/maximum,
+ * reaching the database as a bigint it cannot parse. Its value is the declared type, for the message.
+ */
+const finite: SchemaValidateFunction = (type: string, data: unknown) => {
+  const ok = typeof data !== 'number' || Number.isFinite(data)
+  finite.errors = ok ? [] : [{ keyword: 'type', params: { type } }]
+  return ok
+}
+
+/** Keywords whose values are data, not schemas: never rewritten. */
+const ANNOTATIONS = new Set(['const', 'enum', 'default', 'example', 'examples'])
+/** Keywords whose values map names to schemas (a property may well be called "default"). */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'])
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/**
+ * A copy of a route's schema with the checks every request value gets, whatever the route
+ * declares: `plainText` on every string, and (where query strings are coerced) `finite` on
+ * every number. Copied, so the OpenAPI document keeps showing the schema as written.
+ */
+function withInputRules(schema: unknown, coerced: boolean): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => withInputRules(item, coerced))
+  if (!isObject(schema)) return schema
+  const copy: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(schema)) {
+    if (ANNOTATIONS.has(key)) copy[key] = value
+    else if (SCHEMA_MAPS.has(key) && isObject(value)) copy[key] = Object.fromEntries(Object.entries(value).map(([name, item]) => [name, withInputRules(item, coerced)]))
+    else copy[key] = withInputRules(value, coerced)
+  }
+  if (copy.type === 'string') copy.plainText = true
+  if (coerced && (copy.type === 'integer' || copy.type === 'number')) copy.finite = copy.type
+  return copy
+}
 
 function createAjv(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({
@@ -24,16 +86,23 @@ function createAjv(coerceTypes: boolean): Ajv {
   for (const [name, validate] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate })
   // OpenAPI annotation keywords used in route schemas.
   ajv.addKeyword('example')
+  ajv.addKeyword({ keyword: 'plainText', type: 'string', schemaType: 'boolean', errors: true, validate: plainText })
+  // No `type`: Ajv runs number keywords only on finite numbers, which would skip this one.
+  ajv.addKeyword({ keyword: 'finite', schemaType: 'string', errors: true, validate: finite })
   return ajv
 }
 
-/** For JSON bodies (and files such as a template's fields): no coercion at all. */
-export const strictAjv = createAjv(false)
-/** For query strings and path parameters, which arrive as text: "20" may stand for 20. */
-export const coercingAjv = createAjv(true)
+type Compile = <T extends TSchema>(schema: T) => ValidateFunction<Static<T>>
 
-export const compileStrict = <T extends TSchema>(schema: T): ValidateFunction<Static<T>> =>
-  strictAjv.compile<Static<T>>(schema)
+function compilerOf(coerceTypes: boolean): Compile {
+  const ajv = createAjv(coerceTypes)
+  return <T extends TSchema>(schema: T) => ajv.compile<Static<T>>(withInputRules(schema, coerceTypes) as T)
+}
+
+/** For JSON bodies (and files such as a template's fields): no coercion at all. */
+export const compileStrict: Compile = compilerOf(false)
+/** For query strings and path parameters, which arrive as text: "20" may stand for 20. */
+export const compileCoercing: Compile = compilerOf(true)
 
 const FORMAT_DESCRIPTIONS: Record<string, string> = {
   email: 'a valid e-mail address',
@@ -92,6 +161,10 @@ function describeOne(error: ErrorObject, root: string, unknownNoun: string): str
         : `${fieldPath(root, error.instancePath)} must be ${TYPE_NAMES[String(params.type)] ?? String(params.type)}`
     case 'anyOf':
       return `${fieldPath(root, error.instancePath)} has an invalid value`
+    case 'plainText':
+      return params.unpaired
+        ? `${fieldPath(root, error.instancePath)} must be well-formed Unicode (unpaired surrogate ${String(params.character)})`
+        : `${fieldPath(root, error.instancePath)} must not contain control characters (${String(params.character)})`
     default:
       return `${fieldPath(root, error.instancePath)} ${error.message ?? 'is invalid'}`
   }

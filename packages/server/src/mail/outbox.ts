@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm'
+import { and, asc, eq, inArray, lte, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import type { Clock } from '../adapters/clock.ts'
 import type { BlobStore } from '../adapters/blob-store.ts'
 import type { MailAttachment, MailMessage, Mailer } from '../adapters/mailer.ts'
@@ -11,7 +11,7 @@ import type { Logger } from '../lib/logger.ts'
 export interface OutboxMessage extends Omit<MailMessage, 'attachments'> {
   orgId?: string
   documentId?: string
-  /** The body is itself a secret (an e-mail code): it is erased once delivered or given up. */
+  /** The message carries a secret (an e-mail code): it is erased wholly once delivered or given up. */
   sensitive?: boolean
   /** A stored file to attach, e.g. the signed PDF. */
   attachment?: { sha256: string; filename: string }
@@ -45,6 +45,7 @@ const retryDelayMs = (attempts: number): number => Math.min(30_000 * 2 ** (attem
 /** Signing links are secrets: once a message has left through SMTP its stored copy loses them. */
 const SIGNING_LINK_PATTERN = '/sign/[A-Za-z0-9_-]+'
 const ERASED = '[erased after delivery: it contained a one-time code]'
+const ERASED_MESSAGE = { subject: ERASED, textBody: ERASED, htmlBody: ERASED }
 
 async function loadAttachments(blobs: BlobStore, row: typeof outboundEmails.$inferSelect): Promise<MailAttachment[]> {
   if (!row.attachmentSha256) return []
@@ -107,7 +108,7 @@ export function startMailDispatcher(deps: {
         .set({
           status: failed ? 'failed' : 'pending',
           lastError: message.slice(0, 1000),
-          ...(failed && row.sensitive ? { textBody: ERASED, htmlBody: ERASED } : {}),
+          ...(failed && row.sensitive ? ERASED_MESSAGE : {}),
           nextAttemptAt: new Date(clock.now().getTime() + retryDelayMs(row.attempts)),
         })
         .where(eq(outboundEmails.id, row.id))
@@ -116,14 +117,13 @@ export function startMailDispatcher(deps: {
   }
 
   /*
-   * One UPDATE for every message of a batch that went. Code mails are erased; signing
-   * links are redacted — except by the log transport, whose outbox is the only copy an
-   * operator has (it keeps links, never codes).
+   * One UPDATE for every message of a batch that went. Code mails are erased, subject
+   * included; signing links are redacted — except by the log transport, whose outbox is
+   * the only copy an operator has (it keeps links, never codes).
    */
+  const erasedIfSensitive = (kept: SQL | AnyColumn) => sql`case when ${outboundEmails.sensitive} then ${ERASED} else ${kept} end`
   const storedBody = (column: typeof outboundEmails.textBody | typeof outboundEmails.htmlBody) =>
-    mailer.transport === 'log'
-      ? sql`case when ${outboundEmails.sensitive} then ${ERASED} else ${column} end`
-      : sql`case when ${outboundEmails.sensitive} then ${ERASED} else regexp_replace(${column}, ${SIGNING_LINK_PATTERN}, '/sign/[redacted]', 'g') end`
+    erasedIfSensitive(mailer.transport === 'log' ? column : sql`regexp_replace(${column}, ${SIGNING_LINK_PATTERN}, '/sign/[redacted]', 'g')`)
   const markSent = async (ids: string[]) => {
     if (ids.length === 0) return
     await db
@@ -133,6 +133,7 @@ export function startMailDispatcher(deps: {
         sentAt: clock.now(),
         transport: mailer.transport,
         lastError: null,
+        subject: erasedIfSensitive(outboundEmails.subject),
         textBody: storedBody(outboundEmails.textBody),
         htmlBody: storedBody(outboundEmails.htmlBody),
       })

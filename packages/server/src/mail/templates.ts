@@ -55,7 +55,8 @@ export function voidedMail(input: { orgName: string; title: string; signerName: 
 
 
 export function codeMail(input: { title: string; signerName: string | null; code: string; validMinutes: number }): Mail {
-  const subject = `${input.code} is your code to open "${input.title}"`
+  // Never the code itself: subjects show in notifications, mail lists and logs that bodies never reach.
+  const subject = `Here is your code to open "${input.title}"`
   const body = `Enter this code on the signing page to open "${input.title}". It works once, for ${input.validMinutes} minutes.`
   const ignore = 'If you did not ask for it, you can ignore this e-mail: nobody can open the document without the code.'
   return {

@@ -4,6 +4,7 @@ import type { Config } from '../config.ts'
 import type { Db } from '../db/client.ts'
 import { instancePki } from '../db/schema.ts'
 import type { Logger } from '../lib/logger.ts'
+import type { PdfWork } from '../pdf-work/pdf-work.ts'
 import { certificateCommonName, generateInstancePki, type InstancePki } from './instance-pki.ts'
 import { createLocalTsa } from './local-tsa.ts'
 import { sealCredentialsFromP12, sealCredentialsFromPki } from './seal-credentials.ts'
@@ -15,6 +16,7 @@ interface SealDeps {
   db: Db
   clock: Clock
   logger: Logger
+  pdfWork: PdfWork
 }
 
 /** The name our generated certificates carry, so seals of different instances are told apart. */
@@ -73,5 +75,6 @@ export async function loadSealer(deps: SealDeps, timestampAuthorityOverride?: Na
     timestampAuthority: timestampAuthorityChain(authorities),
     publishedRootsPem: [...new Set(roots.map((pem) => pem.trim()))].join('\n') + '\n',
     clock,
+    pdfWork: deps.pdfWork,
   })
 }

@@ -8,14 +8,14 @@ export interface SealView {
   status: 'completed'
   is_verified_badge: true
   certificate_mode: CertificateMode
-  /** 'sealed' once the timestamped seal is stored; 'pending' while the TSAs are retried. */
-  seal_status: 'sealed' | 'pending'
+  /** 'sealed' once the timestamped seal is stored; 'pending' while the TSAs are retried; 'failed' when given up (the operator is alerted). */
+  seal_status: 'sealed' | 'pending' | 'failed'
   sealed_at: string | null
   timestamp_authority: string | null
   /** SHA-256 of the sealed file, once sealed. */
   sha256: string | null
   original_sha256: string
-  /** Why the last attempt failed, while pending. */
+  /** Why the last attempt failed, while pending or failed. */
   last_error: string | null
   verify_url: string
   sealed_file_url: string
@@ -32,6 +32,7 @@ export interface SealRow {
   sealedAt: Date | null
   sealTsa: string | null
   sealError: string | null
+  renderFailedAt: Date | null
   certificateMode: CertificateMode
   sourcePdfSha256: string
 }
@@ -45,7 +46,7 @@ export function presentSeal(publicUrl: string, row: SealRow): SealView {
     status: 'completed',
     is_verified_badge: true,
     certificate_mode: row.certificateMode,
-    seal_status: sealed ? 'sealed' : 'pending',
+    seal_status: sealed ? 'sealed' : row.renderFailedAt ? 'failed' : 'pending',
     sealed_at: row.sealedAt?.toISOString() ?? null,
     timestamp_authority: row.sealTsa,
     sha256: row.signedPdfSha256,

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm'
 import { appendAuditEvents } from '../audit/audit-trail.ts'
 import { storeFinalPdf, type FinalPdfDeps } from '../documents/final-pdf.ts'
 import { documents, selfSeals } from '../db/schema.ts'
-import { appendSealCertificate, renderSealCertificatePdf, type SealCertificateFacts } from './seal-certificate.ts'
+import type { SealCertificateFacts } from './seal-certificate.ts'
 import { verifyUrlOf } from './verify-url.ts'
 
 /**
@@ -12,7 +12,7 @@ import { verifyUrlOf } from './verify-url.ts'
  * what the Verified Badge and the verification page later show.
  */
 export async function produceSelfSealedPdf(deps: FinalPdfDeps, documentId: string): Promise<void> {
-  const { db, blobs, clock, sealer } = deps
+  const { db, blobs, clock, sealer, pdfWork } = deps
   const [row] = await db
     .select({ document: documents, seal: selfSeals })
     .from(documents)
@@ -37,9 +37,9 @@ export async function produceSelfSealedPdf(deps: FinalPdfDeps, documentId: strin
     sealSubject: sealer.subjectName,
   }
   const reason = `Sealed by ${seal.legalName} with Signet: unaltered since sealing`
-  const toSeal = seal.certificateMode === 'separate' ? original : await appendSealCertificate(original, facts)
+  const toSeal = seal.certificateMode === 'separate' ? original : await pdfWork.appendSealCertificate(original, facts)
   const sealed = await sealer.seal(toSeal, { reason })
-  const certificate = seal.certificateMode === 'appended' ? null : await sealer.seal(await renderSealCertificatePdf(facts), { reason })
+  const certificate = seal.certificateMode === 'appended' ? null : await sealer.seal(await pdfWork.renderSealCertificate(facts), { reason })
 
   await db.transaction(async (tx) => {
     const sha256 = await storeFinalPdf(tx, blobs, documentId, sealed)

@@ -11,10 +11,7 @@ import { invalid } from '../errors.ts'
 import { isUuid } from '../lib/ids.ts'
 import { requireVerifiedIdentity } from '../orgs/identity.ts'
 import { requireOrg } from '../orgs/orgs.ts'
-import { openPdf } from '../templates/pdf-pages.ts'
 import { presentSeal, type SealView } from './present-seal.ts'
-
-export const MAX_SEAL_PDF_BYTES = 25 * 1024 * 1024
 
 export interface SealRequest {
   pdf: Uint8Array
@@ -52,14 +49,13 @@ function filenameOf(raw: string | undefined): string | null {
  */
 export async function requestSeal(deps: FinalPdfDeps, principal: Principal, input: SealRequest): Promise<SealView> {
   const { db, clock, blobs } = deps
-  if (input.pdf.byteLength > MAX_SEAL_PDF_BYTES) throw invalid('The PDF is larger than 25 MB.')
   const filename = filenameOf(input.filename)
   const title = titleOf(input.title, filename)
   const certificateMode = input.certificateMode ?? 'both'
   const identity = requireVerifiedIdentity(await requireOrg(db, principal.orgId), clock.now())
-  const { pdf, pages } = await openPdf(input.pdf)
+  const { pages, incrementalBlocker, pdf } = await deps.pdfWork.inspect(input.pdf)
   // A seal extends the upload by an incremental update, so the upload stays a byte-for-byte prefix of the sealed file.
-  if (pdf.canSaveIncrementally() !== null) {
+  if (incrementalBlocker !== null) {
     throw invalid('This PDF cannot be extended without rewriting it (its cross-reference table is damaged, or it is linearized in an unusual way). Save it again from any PDF tool and upload the copy.')
   }
   const pageCount = pages.length
@@ -68,7 +64,7 @@ export async function requestSeal(deps: FinalPdfDeps, principal: Principal, inpu
     const now = clock.now()
     const usage = await quoteUsage(tx, principal, { kind: 'seal', channel: input.channel, wanted: 1, now })
     if (usage.refusal) throw usage.refusal
-    const sourcePdfSha256 = await blobs.put(tx, input.pdf)
+    const sourcePdfSha256 = await blobs.put(tx, pdf)
     const [document] = await tx
       .insert(documents)
       .values({
@@ -130,6 +126,7 @@ export async function getSeal(db: Db, publicUrl: string, principal: Principal, d
           sealedAt: documents.sealedAt,
           sealTsa: documents.sealTsa,
           sealError: documents.sealError,
+          renderFailedAt: documents.renderFailedAt,
           certificateMode: selfSeals.certificateMode,
           sourcePdfSha256: selfSeals.sourcePdfSha256,
         })

@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto'
-import { and, eq, gt } from 'drizzle-orm'
-import { appendAuditEvents } from '../audit/audit-trail.ts'
-import { signerCodes, signers, signingSessions } from '../db/schema.ts'
+import { and, desc, eq, gt, inArray } from 'drizzle-orm'
+import { appendAuditEvents, type AuditEventType } from '../audit/audit-trail.ts'
+import type { Db } from '../db/client.ts'
+import { auditEvents, signerCodes, signers, signingSessions } from '../db/schema.ts'
 import { AppError, invalid } from '../errors.ts'
 import { digestsEqual, randomToken, sha256Hex } from '../lib/crypto.ts'
 import { enqueueMail } from '../mail/outbox.ts'
@@ -14,19 +15,93 @@ import { assertOpen } from './signing-rules.ts'
 export const CODE_VALID_MINUTES = 10
 export const CODE_MAX_ATTEMPTS = 5
 export const CODE_RESEND_SECONDS = 60
+/*
+ * What one signer may spend in any 24 hours, however many codes they ask for: someone who
+ * holds the link but not the mailbox gets WRONG_CODES_PER_DAY guesses at a million values
+ * (1 in 100,000 a day, instead of 7,200 guesses with a new code every minute), and the
+ * mailbox gets at most CODES_PER_DAY code e-mails. A signer who mistypes, lets a code expire
+ * or opens the link on a second device needs a fraction of either.
+ */
+export const CODES_PER_DAY = 5
+export const WRONG_CODES_PER_DAY = 10
+const DAY_MS = 24 * 3_600_000
 /** How long a browser that proved the code may keep the document open. */
 export const SESSION_HOURS = 12
 
 /*
  * A 6-digit code has only a million values, so its hash protects a database
  * reader little; what protects the signer is the 10-minute life, the five attempts
- * and the code being salted with the signer's id (no table works across signers).
+ * (ten a day), and the code being salted with the signer's id (no table works across signers).
  */
 const codeHash = (signerId: string, code: string) => sha256Hex(`${signerId}:${code}`)
 
 export const maskEmail = (email: string): string => {
   const [local = '', domain = ''] = email.split('@')
   return `${local.slice(0, 1)}***@${domain}`
+}
+
+/** When the signer's code e-mails and wrong codes of the last 24 hours happened, newest first. */
+interface CodeHistory {
+  sent: Date[]
+  rejected: Date[]
+}
+
+const COUNTED_EVENTS: AuditEventType[] = ['signer.code_sent', 'signer.code_rejected']
+
+/*
+ * Read from the audit trail, which records every code sent and every wrong code: a rolling
+ * window with no counter to keep in step. Both events are appended under the document row
+ * lock, so a count taken under that lock is exact.
+ */
+async function codeHistory(db: Db, signerId: string, documentId: string, now: Date): Promise<CodeHistory> {
+  const rows = await db
+    .select({ type: auditEvents.type, occurredAt: auditEvents.occurredAt })
+    .from(auditEvents)
+    .where(
+      and(
+        eq(auditEvents.documentId, documentId),
+        eq(auditEvents.signerId, signerId),
+        inArray(auditEvents.type, COUNTED_EVENTS),
+        gt(auditEvents.occurredAt, new Date(now.getTime() - DAY_MS)),
+      ),
+    )
+    .orderBy(desc(auditEvents.seq))
+  const times = (type: AuditEventType) => rows.filter((row) => row.type === type).map((row) => row.occurredAt)
+  return { sent: times('signer.code_sent'), rejected: times('signer.code_rejected') }
+}
+
+/** When a 24-hour allowance of `cap`, spent at `times` (newest first), has room again; null while it has. */
+function refilledAt(times: Date[], cap: number): Date | null {
+  const oldestCounted = times[cap - 1]
+  return oldestCounted ? new Date(oldestCounted.getTime() + DAY_MS) : null
+}
+
+/**
+ * Until when the code step is shut: a signer holding a usable code needs guesses left;
+ * one without (or asking for another) needs guesses and code e-mails left.
+ */
+function lockEnd(history: CodeHistory, hasUsableCode: boolean): Date | null {
+  const guessing = refilledAt(history.rejected, WRONG_CODES_PER_DAY)
+  const sending = refilledAt(history.sent, CODES_PER_DAY)
+  if (hasUsableCode || !sending) return guessing
+  return guessing && guessing > sending ? guessing : sending
+}
+
+const isUsable = (code: typeof signerCodes.$inferSelect | undefined, now: Date) =>
+  code !== undefined && code.failedAttempts < CODE_MAX_ATTEMPTS && code.expiresAt.getTime() > now.getTime()
+
+/** What the signer reads (API error and signing page alike) once the daily allowance is spent. */
+export const codeStepLockedMessage = (orgName: string, until: Date): string =>
+  `Too many codes were asked for or entered wrongly on this link. For your security, no more codes can be sent or entered until ${until.toUTCString()}. ` +
+  `Contact ${orgName}, who sent you this document, if you need to sign sooner or did not make these attempts yourself.`
+
+const codeStepLocked = (orgName: string, until: Date) => new AppError('rate_limited', codeStepLockedMessage(orgName, until))
+
+/** For the signing page: until when this link's code step is shut, or null when the signer can go on. */
+export async function codeStepLockedUntil(services: Pick<Services, 'db' | 'clock'>, context: SignerContext): Promise<Date | null> {
+  const now = services.clock.now()
+  const [issued] = await services.db.select().from(signerCodes).where(eq(signerCodes.signerId, context.signer.id))
+  return lockEnd(await codeHistory(services.db, context.signer.id, context.document.id, now), isUsable(issued, now))
 }
 
 /** E-mails a fresh code (replacing any earlier one), at most once per CODE_RESEND_SECONDS. */
@@ -40,6 +115,9 @@ export async function sendSigningCode(
   await services.db.transaction(async (tx) => {
     const state = await lockSignerState(tx, context)
     assertOpen(state, now)
+    // Asking for a new code needs e-mails left, whether or not the current code is still usable.
+    const lockedUntil = lockEnd(await codeHistory(tx, state.signer.id, state.document.id, now), false)
+    if (lockedUntil) throw codeStepLocked(context.orgName, lockedUntil)
     const [previous] = await tx.select({ sentAt: signerCodes.sentAt }).from(signerCodes).where(eq(signerCodes.signerId, state.signer.id))
     const wait = previous ? Math.ceil(CODE_RESEND_SECONDS - (now.getTime() - previous.sentAt.getTime()) / 1000) : 0
     if (wait > 0) throw new AppError('rate_limited', `A code was just sent. Wait ${wait} seconds before asking for a new one.`)
@@ -85,6 +163,9 @@ export async function verifySigningCode(
     const state = await lockSignerState(tx, context)
     assertOpen(state, now)
     const [issued] = await tx.select().from(signerCodes).where(eq(signerCodes.signerId, state.signer.id))
+    const history = await codeHistory(tx, state.signer.id, state.document.id, now)
+    const lockedUntil = lockEnd(history, isUsable(issued, now))
+    if (lockedUntil) return { ok: false, error: codeStepLocked(context.orgName, lockedUntil) }
     if (!issued) return { ok: false, error: invalid('Ask for a code first: select "Email me a code".') }
     if (issued.failedAttempts >= CODE_MAX_ATTEMPTS) {
       return { ok: false, error: new AppError('rate_limited', 'Too many wrong codes. Ask for a new code.') }
@@ -92,12 +173,13 @@ export async function verifySigningCode(
     if (issued.expiresAt.getTime() <= now.getTime()) return { ok: false, error: invalid('This code has expired. Ask for a new code.') }
     const actor = actorOf(state.signer, meta)
     if (!digestsEqual(codeHash(state.signer.id, code), issued.codeHash)) {
-      const left = CODE_MAX_ATTEMPTS - issued.failedAttempts - 1
-      await tx
-        .update(signerCodes)
-        .set({ failedAttempts: issued.failedAttempts + 1 })
-        .where(eq(signerCodes.signerId, state.signer.id))
+      const failedAttempts = issued.failedAttempts + 1
+      const rejected = [now, ...history.rejected]
+      const left = Math.min(CODE_MAX_ATTEMPTS - failedAttempts, WRONG_CODES_PER_DAY - rejected.length)
+      await tx.update(signerCodes).set({ failedAttempts }).where(eq(signerCodes.signerId, state.signer.id))
       await appendAuditEvents(tx, state.document, [{ type: 'signer.code_rejected', occurredAt: now, ...actor, data: { attempts_left: left } }])
+      const lockedNow = lockEnd({ ...history, rejected }, failedAttempts < CODE_MAX_ATTEMPTS)
+      if (lockedNow) return { ok: false, error: codeStepLocked(context.orgName, lockedNow) }
       const hint = left > 0 ? `${left} attempt${left === 1 ? '' : 's'} left.` : 'Ask for a new code.'
       return { ok: false, error: invalid(`That code is not correct. ${hint}`) }
     }

@@ -13,7 +13,23 @@ export type SubmittedValue = string | boolean
 
 export interface ParsedValues {
   /** By field index (as a string, like the submission). Images are referenced by `imageSha256` after storing. */
-  entries: Map<number, { type: 'image'; fieldType: 'signature' | 'initials'; png: Uint8Array } | { type: 'stored'; value: StoredFieldValue }>
+  entries: Map<number, { type: 'image'; fieldType: 'signature' | 'initials'; png: Uint8Array; field: string } | { type: 'stored'; value: StoredFieldValue }>
+}
+
+/** What a signature image may become once decoded: a 4000 × 4000 RGBA image, and no more. */
+export const MAX_DECODED_IMAGE_BYTES = 64 * 1024 * 1024
+
+/**
+ * Decodes every submitted image fully (in the PDF worker pool) before anything is stored: an
+ * image whose header is fine but whose pixel data is damaged would otherwise complete the
+ * document and leave its signed PDF impossible to render.
+ */
+export async function assertImagesDecode(parsed: ParsedValues, pngProblem: (png: Uint8Array) => Promise<string | null>): Promise<void> {
+  for (const entry of parsed.entries.values()) {
+    if (entry.type !== 'image') continue
+    const problem = await pngProblem(entry.png)
+    if (problem) throw invalid(`${entry.field}: ${problem}.`)
+  }
 }
 
 const describe = (id: number, field: TemplateField) => `Field ${id} (${field.label ?? field.type}, page ${field.page})`
@@ -66,7 +82,7 @@ export function parseFieldValues(
     switch (field.type) {
       case 'signature':
       case 'initials':
-        entries.set(field.id, { type: 'image', fieldType: field.type, png: parsePng(field.id, field, value) })
+        entries.set(field.id, { type: 'image', fieldType: field.type, png: parsePng(field.id, field, value), field: describe(field.id, field) })
         break
       case 'text': {
         if (typeof value !== 'string') throw invalid(`${describe(field.id, field)} needs text.`)

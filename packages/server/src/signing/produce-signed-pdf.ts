@@ -6,7 +6,7 @@ import { documents, orgs, signers, templates, type StoredFieldValue } from '../d
 import { enqueueMail } from '../mail/outbox.ts'
 import { completedMail } from '../mail/templates.ts'
 import { authMethodOf } from './locked-state.ts'
-import { renderSignedPdf, type CertificateSigner, type RenderedFieldValue } from './signed-pdf.ts'
+import type { CertificateSigner, RenderedFieldValue } from './signed-pdf.ts'
 
 const AUTH_METHOD_LABELS: Partial<Record<AuthMethod, string>> = {
   email_link: 'E-mail link',
@@ -42,7 +42,7 @@ export async function produceSignedPdf(deps: FinalPdfDeps, documentId: string): 
   for (const signer of people) {
     for (const [id, stored] of Object.entries(signer.fieldValues ?? {})) values[Number(id)] = await toRendered(blobs, stored)
   }
-  const rendered = await renderSignedPdf({
+  const rendered = await deps.pdfWork.renderSignedPdf({
     originalPdf: original,
     fields: document.template.fields,
     values,

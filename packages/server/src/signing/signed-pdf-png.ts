@@ -65,13 +65,13 @@ const rowLayout = (png: Png) => ({
 
 /** The rows of the image with each row's PNG filter undone; undefined when the data is damaged. */
 function unfilter(png: Png): Uint8Array | undefined {
+  const { stride, step } = rowLayout(png)
   let raw: Buffer
   try {
-    raw = inflateSync(png.data)
+    raw = inflateSync(png.data, { maxOutputLength: (stride + 1) * png.height + 1024 })
   } catch {
     return undefined
   }
-  const { stride, step } = rowLayout(png)
   if (raw.length < (stride + 1) * png.height) return undefined
   const out = new Uint8Array(stride * png.height)
   // One loop per filter type: a switch per byte made this the slowest step of the render.
@@ -105,6 +105,29 @@ function unfilter(png: Png): Uint8Array | undefined {
     } else return undefined
   }
   return out
+}
+
+/**
+ * Why a submitted PNG could not be drawn — not a complete non-interlaced PNG, pixel data that is
+ * damaged or shorter than its size says, or more than `maxDecodedBytes` once decoded — or null.
+ * It decodes the image fully, so an image that passes here also renders in the signed PDF.
+ */
+export function pngProblem(bytes: Uint8Array, maxDecodedBytes: number): string | null {
+  const png = readPng(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+  if (!png) return 'the image is not a complete PNG'
+  const { stride } = rowLayout(png)
+  const decodedSize = (stride + 1) * png.height
+  if (decodedSize > maxDecodedBytes) return `the image is too large once decoded (${Math.ceil(decodedSize / 1024 / 1024)} MB; the limit is ${maxDecodedBytes / 1024 / 1024} MB)`
+  let raw: Buffer
+  try {
+    // A little slack for encoders that write a few bytes too many; a bomb stops at the limit.
+    raw = inflateSync(png.data, { maxOutputLength: decodedSize + 1024 })
+  } catch {
+    return 'the image data is damaged'
+  }
+  if (raw.length < decodedSize) return 'the image data is incomplete (shorter than its width and height say)'
+  for (let y = 0; y < png.height; y++) if ((raw[y * (stride + 1)] as number) > 4) return 'the image data is damaged'
+  return null
 }
 
 function colorSpace(png: Png): PdfObject {

@@ -1,7 +1,8 @@
 import type { Services } from '../services.ts'
 import type { BlobStore } from '../adapters/blob-store.ts'
-import { readPageSizes, type PageSize } from '../templates/pdf-pages.ts'
-import { maskEmail } from './email-code.ts'
+import type { PdfWork } from '../pdf-work/pdf-work.ts'
+import type { PageSize } from '../pdf-work/inspect.ts'
+import { codeStepLockedMessage, codeStepLockedUntil, maskEmail } from './email-code.ts'
 import { fieldsOf, type SignerContext } from './signer-context.ts'
 import { closureOf, type Closure } from './signing-rules.ts'
 import { codePage, signingPage, statusPage, type StatusPageModel } from './web/pages.ts'
@@ -12,7 +13,7 @@ import { codePage, signingPage, statusPage, type StatusPageModel } from './web/p
  * sizes) is put in a page before the code step is passed.
  */
 export async function renderSigningView(
-  services: Pick<Services, 'clock' | 'blobs'>,
+  services: Pick<Services, 'db' | 'clock' | 'blobs' | 'pdfWork'>,
   context: SignerContext,
   options: { token: string; hasAccess: boolean },
 ): Promise<string> {
@@ -20,14 +21,18 @@ export async function renderSigningView(
   const closure = closureOf(context.document, context.signer.status, now)
   if (closure) return statusPage(closedPage(closure, context, options))
   const { document, signer } = context
-  if (!options.hasAccess) return codePage({ token: options.token, title: document.title, orgName: context.orgName, maskedEmail: maskEmail(signer.email) })
+  if (!options.hasAccess) {
+    const lockedUntil = await codeStepLockedUntil(services, context)
+    if (lockedUntil) return statusPage({ heading: 'Too many code attempts', title: document.title, tone: 'warning', message: codeStepLockedMessage(context.orgName, lockedUntil) })
+    return codePage({ token: options.token, title: document.title, orgName: context.orgName, maskedEmail: maskEmail(signer.email) })
+  }
 
   return signingPage({
     token: options.token,
     title: document.title,
     orgName: context.orgName,
     signer: { name: signer.name, email: signer.email },
-    pages: await pageSizesOf(services.blobs, context.template.pdfSha256),
+    pages: await pageSizesOf(services, context.template.pdfSha256),
     fields: fieldsOf(context),
     today: now.toISOString().slice(0, 10),
     expiresAt: document.expiresAt?.toISOString() ?? null,
@@ -41,12 +46,12 @@ export async function renderSigningView(
 const pageSizeCache = new Map<string, PageSize[]>()
 const PAGE_SIZE_CACHE_LIMIT = 500
 
-async function pageSizesOf(blobs: BlobStore, sha256: string): Promise<PageSize[]> {
+async function pageSizesOf({ blobs, pdfWork }: { blobs: BlobStore; pdfWork: PdfWork }, sha256: string): Promise<PageSize[]> {
   const cached = pageSizeCache.get(sha256)
   if (cached) return cached
   const pdf = await blobs.get(sha256)
   if (!pdf) throw new Error(`template PDF ${sha256} is missing`)
-  const sizes = await readPageSizes(pdf)
+  const { pages: sizes } = await pdfWork.inspect(pdf)
   if (pageSizeCache.size >= PAGE_SIZE_CACHE_LIMIT) pageSizeCache.clear()
   pageSizeCache.set(sha256, sizes)
   return sizes

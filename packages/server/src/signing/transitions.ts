@@ -4,7 +4,7 @@ import { documents, signers, type StoredFieldValue } from '../db/schema.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import { declinedMail } from '../mail/templates.ts'
 import type { Services } from '../services.ts'
-import { parseFieldValues, type SubmittedValue } from './field-values.ts'
+import { assertImagesDecode, parseFieldValues, type SubmittedValue } from './field-values.ts'
 import { actorOf, lockSignerState, type RequestMeta } from './locked-state.ts'
 import { fieldsOf, type SignerContext } from './signer-context.ts'
 import { assertOpen } from './signing-rules.ts'
@@ -19,7 +19,7 @@ import { assertOpen } from './signing-rules.ts'
 
 export const MAX_DECLINE_REASON = 500
 
-type SigningServices = Pick<Services, 'db' | 'clock' | 'mail' | 'blobs' | 'finalPdfs' | 'webhooks'>
+type SigningServices = Pick<Services, 'db' | 'clock' | 'mail' | 'blobs' | 'finalPdfs' | 'webhooks' | 'pdfWork'>
 
 /** First open of the document: pending → viewed, and document.viewed. Later opens change nothing. */
 export async function markViewed(services: Pick<Services, 'db' | 'clock' | 'webhooks'>, context: SignerContext, meta: RequestMeta): Promise<void> {
@@ -44,6 +44,7 @@ export async function finishSigning(
 ): Promise<{ status: 'signed'; document_status: 'sent' | 'completed' }> {
   const now = services.clock.now()
   const parsed = parseFieldValues(fieldsOf(context), submitted, now.toISOString().slice(0, 10))
+  await assertImagesDecode(parsed, (png) => services.pdfWork.pngProblem(png))
   const documentStatus = await services.db.transaction(async (tx) => {
     const state = await lockSignerState(tx, context)
     assertOpen(state, now)

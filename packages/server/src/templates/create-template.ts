@@ -3,11 +3,8 @@ import type { Services } from '../services.ts'
 import { templates } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { requireOrg } from '../orgs/orgs.ts'
-import { readPageSizes } from './pdf-pages.ts'
 import { resolveFields, rolesOf } from './fields.ts'
 import { presentTemplate, type TemplateView } from './present-template.ts'
-
-export const MAX_TEMPLATE_PDF_BYTES = 25 * 1024 * 1024
 
 export interface CreateTemplateInput {
   orgId: string
@@ -19,20 +16,19 @@ export interface CreateTemplateInput {
 
 /** Saves a PDF with its fields as a template; returns the Template plus the roles it needs. */
 export async function createTemplate(
-  services: Pick<Services, 'db' | 'blobs'>,
+  services: Pick<Services, 'db' | 'blobs' | 'pdfWork'>,
   input: CreateTemplateInput,
 ): Promise<TemplateView & { roles: number[] }> {
   const name = input.name.trim()
   if (name.length === 0 || name.length > 200) throw invalid('Template name must be 1 to 200 characters.')
-  if (input.pdf.byteLength > MAX_TEMPLATE_PDF_BYTES) throw invalid('The PDF is larger than 25 MB.')
   await requireOrg(services.db, input.orgId)
-  const pages = await readPageSizes(input.pdf)
+  const { pages, pdf } = await services.pdfWork.inspect(input.pdf)
   const fields = resolveFields(input.fields, pages)
   const roles = rolesOf(fields)
   const row = await services.db.transaction(async (tx) => {
     // Free: one template per org (402 with upgrade_url), checked under the org row's lock.
     await assertTemplateAllowed(tx, input.orgId)
-    const pdfSha256 = await services.blobs.put(tx, input.pdf)
+    const pdfSha256 = await services.blobs.put(tx, pdf)
     const [inserted] = await tx
       .insert(templates)
       .values({ orgId: input.orgId, name, pageCount: pages.length, pdfSha256, fields, roles })

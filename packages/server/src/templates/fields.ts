@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import { FIELD_TYPES, type TemplateField } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { compileStrict, describeValidationErrors } from '../lib/validation.ts'
-import type { PageSize } from './pdf-pages.ts'
+import type { PageSize } from '../pdf-work/inspect.ts'
 
 export const MAX_ROLE = 19
 

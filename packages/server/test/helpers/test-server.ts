@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
+import type { DestinationStream } from 'pino'
 import { buildApp } from '../../src/app.ts'
 import type { Clock } from '../../src/adapters/clock.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
@@ -42,7 +43,13 @@ export const UNREACHABLE_RATE_LIMITS = Object.values(RATE_LIMITS)
   .join(',')
 
 export async function startTestServer(
-  options: { clock?: Clock; env?: NodeJS.ProcessEnv; timestampAuthority?: NamedTimestampAuthority } = {},
+  options: {
+    clock?: Clock
+    env?: NodeJS.ProcessEnv
+    timestampAuthority?: NamedTimestampAuthority
+    /** Where the server's log goes (with env LOG_LEVEL); by default nowhere (LOG_LEVEL silent). */
+    logStream?: DestinationStream
+  } = {},
 ): Promise<TestServer> {
   const mail = await startMailCatcher()
   const scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL) : undefined
@@ -58,7 +65,7 @@ export async function startTestServer(
   })
   const database = await openDatabase(databaseUrl ? { databaseUrl } : { inMemory: true })
   const { clock, timestampAuthority } = options
-  const services = await createServices(config, database, createLogger(config), { clock, timestampAuthority })
+  const services = await createServices(config, database, createLogger(config, options.logStream), { clock, timestampAuthority })
   const app = await buildApp(services)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`

@@ -104,6 +104,10 @@ export const DocumentView = Type.Object(
     created_at: Timestamp,
     updated_at: Timestamp,
     expires_at: NullableTimestamp,
+    signed_pdf_status: Type.Union([Type.Enum(['pending', 'ready', 'failed']), Type.Null()], {
+      description: 'once completed: pending while the signed (or sealed) PDF is being produced, ready, or failed (the operator is alerted)',
+    }),
+    signed_pdf_error: Type.Union([Type.String(), Type.Null()], { description: 'why the signed PDF is not ready: the last failure' }),
     signers: Type.Array(
       Type.Object(
         {

@@ -28,14 +28,15 @@ export const SealView = Type.Object(
     status: Type.Literal('completed'),
     is_verified_badge: Type.Literal(true),
     certificate_mode: Type.Enum(CERTIFICATE_MODES),
-    seal_status: Type.Union([Type.Literal('sealed'), Type.Literal('pending')], {
-      description: 'pending while no time-stamp authority answered; the seal is retried in the background and never made untimed',
+    seal_status: Type.Union([Type.Literal('sealed'), Type.Literal('pending'), Type.Literal('failed')], {
+      description:
+        'pending while no time-stamp authority answered (the seal is retried in the background and never made untimed); failed when it cannot be made (the operator is alerted)',
     }),
     sealed_at: { ...NullableTimestamp, description: 'the RFC 3161-proven time of the seal' },
     timestamp_authority: Type.Union([Type.String(), Type.Null()]),
     sha256: Type.Union([Type.String(), Type.Null()], { description: 'SHA-256 of the sealed file' }),
     original_sha256: Type.String({ description: 'SHA-256 of the uploaded PDF' }),
-    last_error: Type.Union([Type.String(), Type.Null()], { description: 'why the seal is still pending' }),
+    last_error: Type.Union([Type.String(), Type.Null()], { description: 'why the seal is pending or failed' }),
     verify_url: Url,
     sealed_file_url: Url,
     certificate_file_url: Type.Union([Url, Type.Null()]),

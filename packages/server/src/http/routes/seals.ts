@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AppError } from '../../errors.ts'
-import { getSeal, MAX_SEAL_PDF_BYTES, requestSeal } from '../../seal/request-seal.ts'
+import { getSeal, requestSeal } from '../../seal/request-seal.ts'
 import type { Services } from '../../services.ts'
 import { principalOf } from '../auth.ts'
 import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
@@ -15,15 +15,16 @@ const PDF = 'application/pdf'
  * tools; both call requestSeal). The PDF is the raw body, so it is not inflated by base64.
  */
 export const sealRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  // This plugin's routes take PDFs, and only PDFs.
+  // This plugin's routes take PDFs, and only PDFs, up to PDF_MAX_MB.
+  const bodyLimit = services.config.pdfLimits.maxBytes
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser(PDF, { parseAs: 'buffer', bodyLimit: MAX_SEAL_PDF_BYTES }, (_request, body, done) => done(null, body))
+  app.addContentTypeParser(PDF, { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, body))
 
   app.post(
     '/seals',
     {
       onRequest: rateLimit(services, RATE_LIMITS.seal),
-      bodyLimit: MAX_SEAL_PDF_BYTES,
+      bodyLimit,
       config: { accepts: PDF },
       schema: {
         tags,
@@ -40,7 +41,8 @@ export const sealRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
           400: { ...ErrorBody, description: 'Not a readable PDF, or invalid parameters' },
           402: { ...PaymentRequiredBody, description: "The plan's allowance or the spend cap is reached" },
           412: { ...ErrorBody, description: "The org's identity check is missing or expired" },
-          413: { ...ErrorBody, description: 'The PDF is larger than 25 MB' },
+          413: { ...ErrorBody, description: 'The PDF is over a limit of this server: size (25 MB by default), pages, objects, image size or decompressed size' },
+          503: { ...ErrorBody, description: 'The server is busy with other documents: try again after Retry-After seconds' },
           415: { ...ErrorBody, description: 'The body is not application/pdf' },
         }),
       },

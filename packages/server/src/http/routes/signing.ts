@@ -1,35 +1,22 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { Type } from 'typebox'
 import { readSignedPdf } from '../../documents/document-files.ts'
 import { AppError } from '../../errors.ts'
 import type { Services } from '../../services.ts'
 import { codeRequired, hasSigningAccess, SESSION_HOURS, sendSigningCode, verifySigningCode } from '../../signing/email-code.ts'
 import type { RequestMeta } from '../../signing/locked-state.ts'
-import { loadSignerContext, type SignerContext } from '../../signing/signer-context.ts'
+import { invalidLink, loadSignerContext, type SignerContext } from '../../signing/signer-context.ts'
 import { assertOpen } from '../../signing/signing-rules.ts'
-import { declineSigning, finishSigning, markViewed, MAX_DECLINE_REASON } from '../../signing/transitions.ts'
+import { declineSigning, finishSigning, markViewed } from '../../signing/transitions.ts'
 import { renderSigningView } from '../../signing/signing-view.ts'
 import { statusPage } from '../../signing/web/pages.ts'
 import { sendFile } from '../send-file.ts'
+import { DeclineBody, EmptyBody, FinishBody, TokenParams, VerifyBody } from './signing.schemas.ts'
 
 const SESSION_COOKIE = 'signet_signing'
 
 /** Signature images are data: URLs of at most 256 KiB (≈ 350 KB in base64), checked with a clear message by the domain; 20 such fields fit. */
 const FINISH_BODY_LIMIT = 8 * 1024 * 1024
-
-const TokenParams = Type.Object({ token: Type.String({ maxLength: 64 }) }, { additionalProperties: false })
-const EmptyBody = Type.Optional(Type.Object({}, { additionalProperties: false }))
-const FinishBody = Type.Object(
-  {
-    values: Type.Record(Type.String({ pattern: '^[0-9]{1,4}$' }), Type.Union([Type.String({ maxLength: 1_000_000 }), Type.Boolean()]), {
-      additionalProperties: false,
-    }),
-  },
-  { additionalProperties: false },
-)
-const DeclineBody = Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ maxLength: MAX_DECLINE_REASON })) }, { additionalProperties: false }))
-const VerifyBody = Type.Object({ code: Type.String({ maxLength: 20 }) }, { additionalProperties: false })
 
 /*
  * Pages carry a secret in their URL (the signing token), so they are never cached,
@@ -59,17 +46,25 @@ export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
 
   const sendPage = (reply: FastifyReply, status: number, html: string) => reply.status(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(html)
 
-  app.get('/sign/:token', { schema: { hide: true, params: TokenParams } }, async (request, reply) => {
+  const linkDoesNotWork = (reply: FastifyReply, error: AppError) =>
+    sendPage(reply, error.status, statusPage({ heading: 'This link does not work', message: error.message, tone: 'error' }))
+
+  // A token that fails validation (too long, control characters) is one more link that does not work: the signer gets the page, not JSON.
+  app.get('/sign/:token', { attachValidation: true, schema: { hide: true, params: TokenParams } }, async (request, reply) => {
+    if (request.validationError) return linkDoesNotWork(reply, invalidLink())
     let context: SignerContext
     try {
       context = await loadSignerContext(services.db, request.params.token)
     } catch (error) {
       if (!(error instanceof AppError)) throw error
-      return sendPage(reply, error.status, statusPage({ heading: 'This link does not work', message: error.message, tone: 'error' }))
+      return linkDoesNotWork(reply, error)
     }
     const hasAccess = await hasSigningAccess(services, context, sessionOf(request))
     return sendPage(reply, 200, await renderSigningView(services, context, { token: request.params.token, hasAccess }))
   })
+
+  // The router refuses path segments over 100 characters before any route sees them; this catches those links (and other paths under /sign/).
+  app.get('/sign/*', { schema: { hide: true } }, (_request, reply) => linkDoesNotWork(reply, invalidLink()))
 
   const sign = { schema: { hide: true, params: TokenParams } }
 

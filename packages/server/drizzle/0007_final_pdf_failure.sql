@@ -1,0 +1,1 @@
+ALTER TABLE "documents" ADD COLUMN "render_failed_at" timestamp with time zone;

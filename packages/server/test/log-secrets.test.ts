@@ -1,0 +1,117 @@
+import { and, eq } from 'drizzle-orm'
+import { afterAll, describe, expect, it } from 'vitest'
+import { executeAdminCommand } from '../src/admin/commands.ts'
+import { outboundEmails } from '../src/db/schema.ts'
+import { createLogger } from '../src/lib/logger.ts'
+import { bodyOf, postDocument, setupOrg, uniqueEmail } from './helpers/api.ts'
+import { sendForSigning, tokenFromMail, valuesFor } from './helpers/signing.ts'
+import { logCapture } from './helpers/log-capture.ts'
+import { startTestServer, type TestServer } from './helpers/test-server.ts'
+
+/** The names of the secrets that occur in the text; a 6-digit code only as a number of its own (not inside a timestamp or hash). */
+const leaked = (text: string, secrets: Record<string, string>) =>
+  Object.entries(secrets)
+    .filter(([, secret]) => (/^\d{6}$/.test(secret) ? new RegExp(`(?<![0-9A-Za-z])${secret}(?![0-9A-Za-z])`).test(text) : text.includes(secret)))
+    .map(([name]) => name)
+
+const servers: TestServer[] = []
+afterAll(() => Promise.all(servers.map((server) => server.close())))
+
+/** The status, once the body is read: an unread body keeps its connection busy and the server from closing. */
+async function statusOf(response: Promise<Response>): Promise<number> {
+  const done = await response
+  await done.arrayBuffer()
+  return done.status
+}
+
+describe('the log of a full signing run at debug level', () => {
+  it('holds none of the API key, signing tokens, e-mail code or session cookie it used', async () => {
+    const log = logCapture()
+    const server = await startTestServer({ env: { LOG_LEVEL: 'debug', JOB_POLL_MS: '100' }, logStream: log.stream })
+    servers.push(server)
+    const org = await setupOrg(server, { name: 'Acme Logs' })
+    const { documentId, signers } = await sendForSigning(server, org, { roles: [0, 1], authRequired: [true, false] })
+    const [withCode, plain] = signers as [NonNullable<(typeof signers)[0]>, NonNullable<(typeof signers)[0]>]
+
+    expect(await statusOf(withCode.page())).toBe(200)
+    expect(await statusOf(withCode.sendCode())).toBe(200)
+    const code = await withCode.latestCode()
+    expect(await statusOf(withCode.verify(code === '000000' ? '111111' : '000000'))).toBe(400)
+    const verified = await withCode.verify(code)
+    expect(await bodyOf(verified)).toEqual({ verified: true })
+    const session = /^signet_signing=([^;]+)/.exec(verified.headers.get('set-cookie') ?? '')?.[1]
+    expect(session).toBeDefined()
+    expect(await statusOf(withCode.call('/document.pdf'))).toBe(200)
+    expect(await statusOf(withCode.view())).toBe(200)
+    expect(await statusOf(withCode.finish(valuesFor(0)))).toBe(200)
+
+    expect(await statusOf(plain.page())).toBe(200)
+    expect(await statusOf(plain.call('/no-such-page'))).toBe(404)
+    expect(await statusOf(plain.call('/finish', { json: 'not an object' }))).toBe(400)
+    expect(await statusOf(plain.finish(valuesFor(1)))).toBe(200)
+    // Completion: the sealed PDF is produced in the background and mailed to both signers.
+    await Promise.all([server.mail.waitFor(withCode.email, 3), server.mail.waitFor(plain.email, 2)])
+    expect(await statusOf(withCode.call('/signed.pdf'))).toBe(200)
+    const read = await server.request(`/api/v1/documents/${documentId}`, { headers: { 'x-api-key': org.apiKey } })
+    expect((await bodyOf(read)).status).toBe('completed')
+
+    const secrets = { apiKey: org.apiKey, tokenWithCode: withCode.token, tokenPlain: plain.token, code, session: session ?? '' }
+    expect(leaked(log.text(), secrets)).toEqual([])
+
+    // …yet the log did record those requests, by path.
+    const urls = log.entries().flatMap((entry) => ((entry.req as { url?: string } | undefined)?.url ? [(entry.req as { url: string }).url] : []))
+    expect(urls).toEqual(expect.arrayContaining(['/sign/[redacted]/code/verify', '/sign/[redacted]/finish', `/api/v1/documents/${documentId}`]))
+  })
+})
+
+describe('a server without SMTP_URL', () => {
+  it('logs and keeps code e-mails without the code, and erases them wholly once "delivered"', async () => {
+    const log = logCapture()
+    const server = await startTestServer({ env: { LOG_LEVEL: 'info', SMTP_URL: '' }, logStream: log.stream })
+    servers.push(server)
+    const org = await setupOrg(server)
+    const email = uniqueEmail()
+    expect(await statusOf(postDocument(server, org.apiKey, { template_id: org.templateId, signer: { email, auth_required: true } }))).toBe(201)
+    await server.services.mail.drain()
+    const [invitation] = await server.services.db.select().from(outboundEmails).where(eq(outboundEmails.toAddress, email))
+    const token = tokenFromMail(invitation?.textBody)
+
+    expect(await statusOf(server.request(`/sign/${token}/code`, { method: 'POST', json: {} }))).toBe(200)
+    await server.services.mail.drain()
+
+    const kept = log.entries().filter((entry) => entry.to === email)
+    expect(kept.map((entry) => entry.msg)).toEqual([expect.stringMatching(/kept in the local outbox/), expect.stringMatching(/kept in the local outbox/)])
+    expect(kept.map((entry) => entry.subject)).toEqual([expect.stringContaining('sent you'), expect.not.stringMatching(/\d/)])
+
+    // What `npm run admin -- mail list` shows: the invitation with its link; of the code mail, nothing.
+    const listed = (await executeAdminCommand(server.services, { name: 'mail.list', to: email, limit: 10 })) as { subject: string; status: string; text: string }[]
+    expect(listed).toHaveLength(2)
+    const [codeMail] = listed
+    expect(codeMail?.status).toBe('sent')
+    expect(`${codeMail?.subject} ${codeMail?.text}`).not.toMatch(/\d/)
+    const [stored] = await server.services.db.select().from(outboundEmails).where(and(eq(outboundEmails.toAddress, email), eq(outboundEmails.sensitive, true)))
+    expect(`${stored?.subject} ${stored?.textBody} ${stored?.htmlBody}`).not.toMatch(/(?<![0-9A-Za-z#])\d{6}(?![0-9A-Za-z])/)
+  })
+})
+
+describe('the logger', () => {
+  it('redacts signing tokens and API keys wherever a line carries them: messages, error stacks, any field', () => {
+    const log = logCapture()
+    const logger = createLogger({ logLevel: 'debug' }, log.stream)
+    const token = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcde'
+    const apiKey = `sgn_live_${'0123456789abcdef'.repeat(4)}`
+    const error = new Error(`Reply was already sent, did you forget to "return reply" in the "/sign/${token}/finish" route?`)
+    logger.warn({ err: error, reqUrl: `http://signet.test/sign/${token}?key=${apiKey}`, nested: { links: [`/sign/${token}`] } }, `GET /sign/${token}/view failed`)
+    logger.child({ reqId: 'req-1' }).info(`Route GET:/sign/${token}/nope not found`)
+
+    expect(leaked(log.text(), { token, apiKey })).toEqual([])
+    const [first, second] = log.entries()
+    expect(first).toMatchObject({
+      msg: 'GET /sign/[redacted]/view failed',
+      reqUrl: 'http://signet.test/sign/[redacted]?key=sgn_live_[redacted]',
+      nested: { links: ['/sign/[redacted]'] },
+    })
+    expect((first?.err as { message: string }).message).toContain('"/sign/[redacted]/finish"')
+    expect(second?.msg).toBe('Route GET:/sign/[redacted]/nope not found')
+  })
+})
