@@ -25,6 +25,7 @@ function fire(spec: LoadSpec, duration: number): Promise<autocannon.Result> {
     ...(spec.body !== undefined ? { body: spec.body } : {}),
     connections: spec.connections,
     pipelining: spec.pipelining,
+    ...(spec.overallRate !== undefined ? { overallRate: spec.overallRate } : {}),
     duration,
     timeout: 10,
   })

@@ -14,6 +14,8 @@ export interface LoadSpec {
   body?: string
   connections: number
   pipelining: number
+  /** Requests per second across all connections (autocannon's overallRate); unset: as fast as the server answers. */
+  overallRate?: number
   warmupSeconds: number
   durationSeconds: number
   /** Count only this database's PostgreSQL backends (plus the server's auxiliary processes). */

@@ -4,12 +4,16 @@
  * and document. Mail goes to a no-op mailer (the outbox rows are still written and the
  * dispatcher still claims them, as in production; nothing leaves the machine).
  */
+import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import pg from 'pg'
+import { eq, sql } from 'drizzle-orm'
+import { documents, rateLimitCounters } from '../packages/server/src/db/schema.ts'
+import { consumeRateLimit } from '../packages/server/src/rate-limits/consume-rate-limit.ts'
 import { destination, pino } from 'pino'
 import type { Mailer } from '../packages/server/src/adapters/mailer.ts'
 import { executeAdminCommand } from '../packages/server/src/admin/commands.ts'
@@ -72,6 +76,87 @@ export interface SignetTarget extends Target {
   createBody: string
 }
 
+/** Where the one-query baseline answers: the document row by id, nothing else. */
+export const ONE_QUERY_PATH = '/bench/one-query/'
+
+/**
+ * The same row read with a per-request counter for each rate-limit design the hardening
+ * issue weighed (the counter key is the bench's own, its limit out of reach):
+ * `per-request` upserts the counter and then selects (two round trips, the design before the
+ * lease), `folded` does both in one statement (a data-modifying CTE: one round trip, still one
+ * row write per request), `lease` asks `consumeRateLimit` (a row write per leased chunk).
+ */
+export const RATE_LIMIT_DESIGN_PATHS = {
+  perRequest: '/bench/counted/per-request/',
+  folded: '/bench/counted/folded/',
+  lease: '/bench/counted/lease/',
+} as const
+
+const BENCH_COUNTER_LIMIT = 1_000_000_000
+const BENCH_POLICY = { name: 'bench-design', perHour: BENCH_COUNTER_LIMIT }
+
+function benchWindowStart(): Date {
+  const hour = 3_600_000
+  return new Date(Math.floor(Date.now() / hour) * hour)
+}
+
+/** The document fields the baselines answer with. */
+function documentJson(row: { id: string; title: string; status: string; createdAt: Date; updatedAt: Date; expiresAt: Date | null } | undefined) {
+  return { id: row?.id, title: row?.title, status: row?.status, created_at: row?.createdAt, updated_at: row?.updatedAt, expires_at: row?.expiresAt }
+}
+
+/**
+ * The read's own floor and the rate-limit designs, mounted on the Signet app by the bench
+ * only: one prepared select of the same document row (no auth, no signers), answered as JSON.
+ */
+function addBaselineRoutes(app: FastifyInstance, services: RunningServices): void {
+  const { db } = services
+  const byId = db.select().from(documents).where(eq(documents.id, sql.placeholder('id'))).prepare('bench_one_query')
+  const counterKey = `${BENCH_POLICY.name}:${randomUUID()}`
+  const bump = db
+    .insert(rateLimitCounters)
+    .values({ key: sql.placeholder('key'), windowStart: sql.placeholder('windowStart'), count: 1 })
+    .onConflictDoUpdate({
+      target: [rateLimitCounters.key, rateLimitCounters.windowStart],
+      set: { count: sql`${rateLimitCounters.count} + 1` },
+      setWhere: sql`${rateLimitCounters.count} < ${sql.placeholder('limit')}::integer`,
+    })
+    .returning({ count: rateLimitCounters.count })
+    .prepare('bench_counter_bump')
+  const counted = db.$with('counted', { count: sql<number>`count`.as('count') }).as(
+    sql`insert into ${rateLimitCounters} (key, window_start, count) values (${sql.placeholder('key')}, ${sql.placeholder('windowStart')}, 1)
+        on conflict (key, window_start) do update set count = ${rateLimitCounters}.count + 1
+        where ${rateLimitCounters}.count < ${sql.placeholder('limit')}::integer returning count`,
+  )
+  const foldedById = db
+    .with(counted)
+    .select({ document: documents, count: counted.count })
+    .from(documents)
+    .leftJoin(counted, sql`true`)
+    .where(eq(documents.id, sql.placeholder('id')))
+    .prepare('bench_folded')
+  const idOf = (request: FastifyRequest) => (request.params as { id: string }).id
+
+  app.get(`${ONE_QUERY_PATH}:id`, { schema: { hide: true } }, async (request) => {
+    const [row] = await byId.execute({ id: idOf(request) })
+    return documentJson(row)
+  })
+  app.get(`${RATE_LIMIT_DESIGN_PATHS.perRequest}:id`, { schema: { hide: true } }, async (request) => {
+    await bump.execute({ key: counterKey, windowStart: benchWindowStart(), limit: BENCH_COUNTER_LIMIT })
+    const [row] = await byId.execute({ id: idOf(request) })
+    return documentJson(row)
+  })
+  app.get(`${RATE_LIMIT_DESIGN_PATHS.folded}:id`, { schema: { hide: true } }, async (request) => {
+    const [row] = await foldedById.execute({ id: idOf(request), key: counterKey, windowStart: benchWindowStart(), limit: BENCH_COUNTER_LIMIT })
+    return documentJson(row?.document)
+  })
+  app.get(`${RATE_LIMIT_DESIGN_PATHS.lease}:id`, { schema: { hide: true } }, async (request) => {
+    await consumeRateLimit(services, BENCH_POLICY, 'lease')
+    const [row] = await byId.execute({ id: idOf(request) })
+    return documentJson(row)
+  })
+}
+
 export async function startSignet(backend: Backend, level: LogLevel): Promise<SignetTarget> {
   let cleanup = (): void => undefined
   let database: Database
@@ -92,6 +177,7 @@ export async function startSignet(backend: Backend, level: LogLevel): Promise<Si
   })
   const services = await createServices(config, database, benchLogger(level), { mailer: noopMailer })
   const app = await buildApp(services)
+  addBaselineRoutes(app, services)
   const url = await listen(app)
 
   const org = (await executeAdminCommand(services, { name: 'org.create', orgName: 'Bench Org', plan: 'business' })) as {

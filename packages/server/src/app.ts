@@ -1,15 +1,16 @@
 import fastifyCookie from '@fastify/cookie'
 import fastifySwagger from '@fastify/swagger'
-import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { sql } from 'drizzle-orm'
 import type { TSchema } from 'typebox'
 import { apiKeyAuth } from './http/auth.ts'
+import { connectionOptions } from './http/connection-limits.ts'
 import { refuseEncodedBodies } from './http/content-encoding.ts'
-import { installErrorHandler, routingErrorHandler } from './http/error-handler.ts'
+import { clientErrorHandler, installErrorHandler, routingErrorHandler } from './http/error-handler.ts'
 import { bulkSendRoutes } from './http/routes/bulk-send.ts'
 import { billingPageRoutes, billingRoutes } from './http/routes/billing.ts'
+import { docsRoutes } from './http/routes/docs.ts'
 import { documentRoutes } from './http/routes/documents.ts'
 import { sealRoutes } from './http/routes/seals.ts'
 import { signingAssetRoutes } from './http/routes/signing-assets.ts'
@@ -17,6 +18,7 @@ import { signingRoutes } from './http/routes/signing.ts'
 import { templateRoutes } from './http/routes/templates.ts'
 import { verifyRoutes } from './http/routes/verify.ts'
 import { webhookRoutes } from './http/routes/webhooks.ts'
+import { sendNosniffOnEveryResponse } from './http/security-headers.ts'
 import { compileCoercing, compileStrict } from './lib/validation.ts'
 import type { Services } from './services.ts'
 
@@ -32,8 +34,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     frameworkErrors: routingErrorHandler,
+    clientErrorHandler,
     trustProxy: config.trustProxy,
+    ...connectionOptions(config.connections),
   }).withTypeProvider<TypeBoxTypeProvider>()
+  app.server.maxConnections = config.connections.maxConnections
+  sendNosniffOnEveryResponse(app.server)
 
   // JSON bodies are validated without coercion; query strings and paths arrive as text.
   // Binary bodies (a PDF upload) are admitted by their route's content-type parser; there is nothing for Ajv to check.
@@ -97,6 +103,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(verifyRoutes, { services })
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger())
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs' })
+  await app.register(docsRoutes)
   return app
 }

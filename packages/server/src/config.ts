@@ -26,6 +26,16 @@ export interface Config {
    * false (default: the socket's peer), true (any), or a comma-separated list of proxy addresses/CIDRs.
    */
   trustProxy: boolean | string
+  /**
+   * How long clients may hold the server's connections (all ms, except the counts): the whole
+   * request (headers and body) must arrive within requestTimeoutMs (else 408, closed); a
+   * connection with no bytes moving either way for idleTimeoutMs is closed; an idle keep-alive
+   * connection after keepAliveTimeoutMs, any after maxRequestsPerSocket requests (0: no limit);
+   * connections beyond maxConnections are closed at once.
+   */
+  connections: { requestTimeoutMs: number; idleTimeoutMs: number; keepAliveTimeoutMs: number; maxRequestsPerSocket: number; maxConnections: number }
+  /** Failed API-key lookups one client address may cause per minute before it gets 429 (api-keys/failed-key-lookups.ts); 0: no limit. */
+  failedAuthPerMinute: number
   /** Allow webhook URLs on private, loopback and link-local addresses (off: SSRF guard). */
   webhookAllowPrivate: boolean
   /** Time budget of one bulk-send request (ms); the spec's is 60 s. */
@@ -33,7 +43,7 @@ export interface Config {
   /** How often background jobs (signed-PDF rendering, document expiry) look for due work (ms). */
   jobPollMs: number
   /**
-   * Per-org request limits (http/rate-limit.ts). `enabled` false (RATE_LIMITS=off) turns them
+   * Per-org request limits (rate-limits/consume-rate-limit.ts). `enabled` false (RATE_LIMITS=off) turns them
    * off; `perHour` overrides the built-in limit of a named policy (RATE_LIMITS=create=5,read-document=1000).
    */
   rateLimits: { enabled: boolean; perHour: Record<string, number> }
@@ -152,6 +162,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailPollMs: integer('MAIL_POLL_MS', 2000, 50, 3_600_000),
     jobPollMs: integer('JOB_POLL_MS', 5000, 50, 3_600_000),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    connections: {
+      // Node's own default, which Fastify turns off: a 25 MB upload fits at 0.7 Mbit/s.
+      requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', 300_000, 100, 3_600_000),
+      // Longer than the longest a request waits on the server in silence (a bulk send's 60 s budget, a PDF task's 60 s).
+      idleTimeoutMs: integer('CONNECTION_TIMEOUT_MS', 120_000, 100, 3_600_000),
+      // Fastify's default: longer than load balancers' usual 60 s, so they close first and never reuse a closing connection.
+      keepAliveTimeoutMs: integer('KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
+      maxRequestsPerSocket: integer('MAX_REQUESTS_PER_SOCKET', 0, 0, 1_000_000),
+      maxConnections: integer('MAX_CONNECTIONS', 1000, 1, 1_000_000),
+    },
+    failedAuthPerMinute: integer('FAILED_AUTH_PER_MINUTE', 20, 0, 1_000_000),
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true',
     bulkBudgetMs: integer('BULK_BUDGET_MS', 60_000, 100, 60_000),
     rateLimits: parseRateLimits(env.RATE_LIMITS, problems),

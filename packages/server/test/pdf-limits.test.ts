@@ -37,7 +37,7 @@ const seal = (pdf: Uint8Array) => postSeal(server, org.apiKey, pdf, { title: 'Li
 
 describe('each limit, named in its 413', () => {
   test('upload size (PDF_MAX_MB)', async () => {
-    await expectError(await seal(imageHeavyPdf(4)), 413, /larger than/)
+    await expectError(await seal(imageHeavyPdf(4)), 413, 'The request body is larger than 3145728 bytes (PDF_MAX_MB).')
   })
 
   test('pages (PDF_MAX_PAGES), also when the page tree understates its count', async () => {

@@ -182,6 +182,8 @@ describe('RATE_LIMITS', () => {
  */
 describe.runIf(process.env.DATABASE_URL)('two server processes sharing one PostgreSQL', () => {
   const LIMIT = 7
+  /** Large enough that each process leases several reads at a time. */
+  const READ_LIMIT = 200
   let scratch: Awaited<ReturnType<typeof createScratchDatabase>>
   let servers: [ServerProcess, ServerProcess]
   let org: { org_id: string; api_key: string }
@@ -189,13 +191,13 @@ describe.runIf(process.env.DATABASE_URL)('two server processes sharing one Postg
 
   beforeAll(async () => {
     scratch = await createScratchDatabase(process.env.DATABASE_URL ?? '')
-    const env = { DATABASE_URL: scratch.url, RATE_LIMITS: `create=${LIMIT}` }
+    const env = { DATABASE_URL: scratch.url, RATE_LIMITS: `create=${LIMIT},read-document=${READ_LIMIT}` }
     servers = await Promise.all([startServer({ dataDir: makeTempDir('rate-a'), env }), startServer({ dataDir: makeTempDir('rate-b'), env })])
     const database = await openDatabase({ databaseUrl: scratch.url })
     try {
       const config = loadConfig({ DATABASE_URL: scratch.url, LOG_LEVEL: 'silent' })
       const pdfWork = new PdfWork(config.pdfWork, config.pdfLimits, createLogger(config))
-      const services = { db: database.db, blobs: databaseBlobStore(database.db), clock: systemClock, config, pdfWork }
+      const services = { db: database.db, blobs: databaseBlobStore(database), clock: systemClock, config, pdfWork }
       org = (await executeAdminCommand(services, { name: 'org.create', orgName: 'Two processes', plan: 'business' })) as typeof org
       const pdfBase64 = Buffer.from(await makePdf(1)).toString('base64')
       templateId = ((await executeAdminCommand(services, { name: 'template.create', orgId: org.org_id, templateName: 'NDA', pdfBase64 })) as { id: string }).id
@@ -244,5 +246,32 @@ describe.runIf(process.env.DATABASE_URL)('two server processes sharing one Postg
     } finally {
       await database.close()
     }
+  }, STARTUP_TIMEOUT_MS)
+
+  test(`reads, leased a few at a time by each process, never pass ${READ_LIMIT} in total and stop close to it`, async () => {
+    const toNextHour = 3_600_000 - (Date.now() % 3_600_000)
+    if (toNextHour < 60_000) await new Promise((resolve) => setTimeout(resolve, toNextHour + 1000))
+    const database = await openDatabase({ databaseUrl: scratch.url })
+    let documentId: string
+    try {
+      const [row] = await database.db.select({ id: documents.id }).from(documents).where(eq(documents.orgId, org.org_id)).limit(1)
+      documentId = row?.id ?? ''
+    } finally {
+      await database.close()
+    }
+    const statuses: number[] = []
+    // 300 reads, ten at a time to each process.
+    for (let round = 0; round < 15; round++) {
+      const batch = await Promise.all(Array.from({ length: 20 }, (_, i) => servers[i % 2 === 0 ? 0 : 1].request(`/api/v1/documents/${documentId}`, { key: org.api_key })))
+      for (const response of batch) {
+        statuses.push(response.status)
+        await response.body?.cancel()
+      }
+    }
+    const served = statuses.filter((status) => status === 200).length
+    expect(served + statuses.filter((status) => status === 429).length).toBe(300)
+    expect(served).toBeLessThanOrEqual(READ_LIMIT)
+    // What a process leased and did not use is lost for the hour, but leases shrink to one request near the limit.
+    expect(served).toBeGreaterThanOrEqual(READ_LIMIT - 4)
   }, STARTUP_TIMEOUT_MS)
 })

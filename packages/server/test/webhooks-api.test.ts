@@ -108,6 +108,9 @@ describe('SSRF guard (WEBHOOK_ALLOW_PRIVATE unset)', () => {
     ['carrier-grade NAT', () => 'http://100.64.1.1/', /shared \(carrier-grade NAT\) address/],
     ['IPv6 loopback', () => 'http://[::1]:8080/hook', /::1 is a loopback address/],
     ['IPv4-mapped loopback', () => 'http://[::ffff:127.0.0.1]/', /loopback address \(127\.0\.0\.1, inside an IPv6 address\)/],
+    ['IPv4-translated loopback', () => 'http://[::ffff:0:127.0.0.1]/', /::ffff:0:7f00:1 is an IPv4-translated address/],
+    ['NAT64 to the cloud metadata service', () => 'http://[64:ff9b::169.254.169.254]/', /link-local address .*\(169\.254\.169\.254, inside an IPv6 address\)/],
+    ['6to4', () => 'http://[2002:7f00:1::]/', /2002:7f00:1:: is a 6to4 address/],
     ['cloud metadata (link-local)', () => 'http://169.254.169.254/latest/meta-data/', /169\.254\.169\.254 is a link-local address/],
     ['IPv6 link-local', () => 'http://[fe80::1]/', /link-local/],
     ['IPv6 unique local', () => 'http://[fd12:3456::1]/', /unique local/],
@@ -146,28 +149,98 @@ describe('SSRF guard (WEBHOOK_ALLOW_PRIVATE unset)', () => {
   })
 })
 
+/*
+ * Every range of the IANA IPv4 and IPv6 Special-Purpose Address Registries (and multicast,
+ * 240/4, site-local, IPv4-compatible, IPv4-translated), each by its first and last address.
+ */
+const SPECIAL_RANGES: [range: string, first: string, last: string, reason: string | RegExp][] = [
+  ['0.0.0.0/8', '0.0.0.0', '0.255.255.255', 'a "this network" address'],
+  ['10.0.0.0/8', '10.0.0.0', '10.255.255.255', 'a private address'],
+  ['100.64.0.0/10', '100.64.0.0', '100.127.255.255', 'a shared (carrier-grade NAT) address'],
+  ['127.0.0.0/8', '127.0.0.0', '127.255.255.255', 'a loopback address'],
+  ['169.254.0.0/16', '169.254.0.0', '169.254.255.255', 'a link-local address (e.g. a cloud metadata service)'],
+  ['172.16.0.0/12', '172.16.0.0', '172.31.255.255', 'a private address'],
+  ['192.0.0.0/24', '192.0.0.0', '192.0.0.255', 'an IETF protocol assignment address'],
+  ['192.0.2.0/24', '192.0.2.0', '192.0.2.255', 'a documentation address'],
+  ['192.31.196.0/24', '192.31.196.0', '192.31.196.255', 'an AS112 DNS sink address'],
+  ['192.52.193.0/24', '192.52.193.0', '192.52.193.255', 'an AMT relay address'],
+  ['192.88.99.0/24', '192.88.99.0', '192.88.99.255', 'a 6to4 relay anycast address'],
+  ['192.168.0.0/16', '192.168.0.0', '192.168.255.255', 'a private address'],
+  ['192.175.48.0/24', '192.175.48.0', '192.175.48.255', 'an AS112 DNS sink address'],
+  ['198.18.0.0/15', '198.18.0.0', '198.19.255.255', 'a benchmarking address'],
+  ['198.51.100.0/24', '198.51.100.0', '198.51.100.255', 'a documentation address'],
+  ['203.0.113.0/24', '203.0.113.0', '203.0.113.255', 'a documentation address'],
+  ['224.0.0.0/4', '224.0.0.0', '239.255.255.255', 'a multicast address'],
+  ['240.0.0.0/4', '240.0.0.0', '255.255.255.254', 'a reserved address'],
+  ['255.255.255.255/32', '255.255.255.255', '255.255.255.255', 'the broadcast address'],
+  ['::/128', '::', '::', 'the unspecified address'],
+  ['::1/128', '::1', '::1', 'a loopback address'],
+  ['::/96 (IPv4-compatible)', '::0.0.0.2', '::255.255.255.255', 'an IPv4-compatible address'],
+  ['::ffff:0:0/96 (IPv4-mapped, loopback inside)', '::ffff:127.0.0.0', '::ffff:127.255.255.255', /^a loopback address \(127\.\d+\.\d+\.\d+, inside an IPv6 address\)$/],
+  ['::ffff:0:0:0/96 (IPv4-translated)', '::ffff:0:0.0.0.0', '::ffff:0:255.255.255.255', 'an IPv4-translated address'],
+  ['64:ff9b::/96 (NAT64, private inside)', '64:ff9b::10.0.0.0', '64:ff9b::10.255.255.255', /^a private address \(10\.\d+\.\d+\.\d+, inside an IPv6 address\)$/],
+  ['64:ff9b:1::/48 (local-use NAT64)', '64:ff9b:1::', '64:ff9b:1:ffff:ffff:ffff:ffff:ffff', 'a local-use NAT64 address'],
+  ['100::/64 (discard-only)', '100::', '100::ffff:ffff:ffff:ffff', 'a discard-only address'],
+  ['100:0:0:1::/64 (dummy prefix)', '100:0:0:1::', '100:0:0:1:ffff:ffff:ffff:ffff', 'a dummy-prefix address'],
+  ['2001::/32 (Teredo)', '2001::', '2001:0:ffff:ffff:ffff:ffff:ffff:ffff', 'a Teredo address'],
+  ['2001:2::/48 (benchmarking)', '2001:2::', '2001:2:0:ffff:ffff:ffff:ffff:ffff', 'a benchmarking address'],
+  ['2001::/23 (IETF protocol assignments)', '2001:1::1', '2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff', 'an IETF protocol assignment address'],
+  ['2001:db8::/32', '2001:db8::', '2001:db8:ffff:ffff:ffff:ffff:ffff:ffff', 'a documentation address'],
+  ['2002::/16 (6to4)', '2002::', '2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'a 6to4 address'],
+  ['2620:4f:8000::/48 (AS112)', '2620:4f:8000::', '2620:4f:8000:ffff:ffff:ffff:ffff:ffff', 'an AS112 DNS sink address'],
+  ['3fff::/20 (documentation)', '3fff::', '3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff', 'a documentation address'],
+  ['5f00::/16 (segment routing)', '5f00::', '5f00:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'a segment routing address'],
+  ['fc00::/7', 'fc00::', 'fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'a private (unique local) address'],
+  ['fe80::/10', 'fe80::', 'febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'a link-local address'],
+  ['fec0::/10', 'fec0::', 'feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'a site-local address'],
+  ['ff00::/8', 'ff00::', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'a multicast address'],
+  ['outside 2000::/3', '4000::', '1fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'a reserved address (outside the global unicast range 2000::/3)'],
+]
+
 describe('the address rules', () => {
+  it.each(SPECIAL_RANGES)('refuses %s: %s and %s are %s', (_range, first, last, reason) => {
+    for (const address of [first, last]) {
+      if (typeof reason === 'string') expect(nonPublicReason(address)).toBe(reason)
+      else expect(nonPublicReason(address)).toMatch(reason)
+    }
+  })
+
   it.each([
-    ['93.184.216.34', undefined],
-    ['8.8.8.8', undefined],
-    ['2606:4700:4700::1111', undefined],
-    ['::ffff:8.8.8.8', undefined],
-    ['64:ff9b::808:808', undefined],
-    ['127.0.0.53', 'a loopback address'],
-    ['0.1.2.3', 'a "this network" address'],
-    ['172.31.255.255', 'a private address'],
-    ['172.32.0.1', undefined],
-    ['198.18.0.1', 'a benchmarking address'],
-    ['224.0.0.1', 'a multicast address'],
-    ['255.255.255.255', 'a reserved address'],
-    ['::', 'the unspecified address'],
-    ['::ffff:a9fe:a9fe', 'a link-local address (e.g. a cloud metadata service) (169.254.169.254, inside an IPv6 address)'],
-    ['64:ff9b::a00:1', 'a private address (10.0.0.1, inside an IPv6 address)'],
-    ['2002:7f00:1::', 'a loopback address (127.0.0.1, inside an IPv6 address)'],
-    ['fe80::1%eth0', 'a link-local address'],
-    ['ff02::1', 'a multicast address'],
-  ])('%s → %s', (address, reason) => {
-    expect(nonPublicReason(address)).toBe(reason)
+    // Ordinary public addresses, and the neighbours just outside special ranges.
+    '8.8.8.8',
+    '93.184.216.34',
+    '1.1.1.1',
+    '9.255.255.255',
+    '11.0.0.0',
+    '100.63.255.255',
+    '100.128.0.0',
+    '126.255.255.255',
+    '128.0.0.0',
+    '169.253.255.255',
+    '172.15.255.255',
+    '172.32.0.0',
+    '192.0.1.0',
+    '192.0.3.0',
+    '192.167.255.255',
+    '192.169.0.0',
+    '198.17.255.255',
+    '198.20.0.0',
+    '223.255.255.255',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001:80b::200e',
+    '2001:200::',
+    '2001:db7:ffff:ffff:ffff:ffff:ffff:ffff',
+    '2003::1',
+    '3ffe:ffff::1',
+    // An IPv4 address carried in IPv6 is judged by that address: public ones stay reachable (IPv6-only hosts behind NAT64).
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+  ])('allows %s', (address) => {
+    expect(nonPublicReason(address)).toBeUndefined()
+  })
+
+  it('judges a zone-scoped address by its address', () => {
+    expect(nonPublicReason('fe80::1%eth0')).toBe('a link-local address')
   })
 
   it('refuses a host when any of its addresses is private, and otherwise yields exactly the addresses it checked', async () => {

@@ -1,7 +1,6 @@
 import { constants } from 'node:fs'
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { eq } from 'drizzle-orm'
 import type { Database, Db } from '../db/client.ts'
 import { blobs } from '../db/schema.ts'
 import { randomToken, sha256HexAsync } from '../lib/crypto.ts'
@@ -9,23 +8,36 @@ import { randomToken, sha256HexAsync } from '../lib/crypto.ts'
 /**
  * Binary storage for PDFs and images, addressed by SHA-256. Every blob has a row in the
  * blobs table (documents refer to it by key), and its bytes are either in that row
- * (PostgreSQL) or in a file under the blob directory (the embedded database).
+ * (PostgreSQL, moved by binary COPY) or in a file under the blob directory (the embedded
+ * database).
  *
  * Files, because PGlite runs on the server's own thread: a 25 MB value through it held
- * every other request for seconds. A file is written (and synced) before the transaction
- * that refers to it commits, so a committed row always has its bytes; a rolled-back or
- * crashed transaction leaves at most an unreferenced file. Hashing and file I/O run off
- * the event loop (Web Crypto and libuv's thread pool).
+ * every other request for seconds. Storing is two steps. `stage` hashes the bytes (unless a
+ * PDF worker did) and writes and syncs the file — before any transaction opens, because
+ * PGlite runs one transaction at a time and every other query would wait on the disk.
+ * `put` then records the blob in the transaction that refers to it, so a committed row
+ * always has its bytes; a rolled-back or crashed transaction leaves at most an unreferenced
+ * file. Hashing and file I/O run off the event loop (Web Crypto and libuv's thread pool).
  */
 export interface BlobStore {
-  /** Stores bytes (idempotently) inside the given transaction; returns their SHA-256. */
-  put(tx: Db, bytes: Uint8Array): Promise<string>
+  /** Makes bytes ready to be stored, outside any transaction. A worker that hashed them passes the digest. */
+  stage(bytes: Uint8Array, sha256?: string): Promise<StagedBlob>
+  /** Stores a staged blob (idempotently) inside the given transaction; returns its SHA-256. */
+  put(tx: Db, blob: StagedBlob): Promise<string>
   get(sha256: string): Promise<Uint8Array | undefined>
 }
 
-async function bytesInRow(db: Db, sha256: string): Promise<Uint8Array | undefined> {
-  const [row] = await db.select({ bytes: blobs.bytes }).from(blobs).where(eq(blobs.sha256, sha256))
-  return row?.bytes ?? undefined
+declare const staged: unique symbol
+/** Bytes and their digest, ready for `put` (only `stage` makes one). */
+export interface StagedBlob {
+  readonly sha256: string
+  readonly bytes: Uint8Array
+  readonly [staged]: true
+}
+
+async function digestOf(bytes: Uint8Array, known: string | undefined): Promise<{ sha256: string; bytes: Uint8Array }> {
+  assertNotEmpty(bytes)
+  return { sha256: known ?? (await sha256HexAsync(bytes)), bytes }
 }
 
 /** A stored file is never empty: empty bytes mean a buffer was handed to a PDF worker and used again by mistake. */
@@ -33,15 +45,14 @@ function assertNotEmpty(bytes: Uint8Array): void {
   if (bytes.byteLength === 0) throw new Error('refusing to store an empty blob (was the buffer handed over to a PDF worker?)')
 }
 
-export function databaseBlobStore(db: Db): BlobStore {
+export function databaseBlobStore(database: Pick<Database, 'blobRows'>): BlobStore {
   return {
-    async put(tx, bytes) {
-      assertNotEmpty(bytes)
-      const sha256 = await sha256HexAsync(bytes)
-      await tx.insert(blobs).values({ sha256, bytes, size: bytes.byteLength }).onConflictDoNothing()
-      return sha256
+    stage: async (bytes, known) => (await digestOf(bytes, known)) as StagedBlob,
+    async put(tx, blob) {
+      await database.blobRows.write(tx, blob.sha256, blob.bytes)
+      return blob.sha256
     },
-    get: (sha256) => bytesInRow(db, sha256),
+    get: (sha256) => database.blobRows.read(sha256),
   }
 }
 
@@ -72,17 +83,19 @@ async function writeDurably(path: string, bytes: Uint8Array): Promise<void> {
   }
 }
 
-export function fileBlobStore(db: Db, directory: string): BlobStore {
+export function fileBlobStore(database: Pick<Database, 'blobRows'>, directory: string): BlobStore {
   const pathOf = (sha256: string): string => join(directory, sha256.slice(0, 2), sha256)
   return {
-    async put(tx, bytes) {
-      assertNotEmpty(bytes)
-      const sha256 = await sha256HexAsync(bytes)
-      const path = pathOf(sha256)
+    async stage(bytes, known) {
+      const blob = await digestOf(bytes, known)
+      const path = pathOf(blob.sha256)
       const existing = await stat(path).catch(() => null)
       if (existing?.size !== bytes.byteLength) await writeDurably(path, bytes)
-      await tx.insert(blobs).values({ sha256, bytes: null, size: bytes.byteLength }).onConflictDoNothing()
-      return sha256
+      return blob as StagedBlob
+    },
+    async put(tx, blob) {
+      await tx.insert(blobs).values({ sha256: blob.sha256, bytes: null, size: blob.bytes.byteLength }).onConflictDoNothing()
+      return blob.sha256
     },
     async get(sha256) {
       if (!SHA256_HEX.test(sha256)) return undefined
@@ -91,11 +104,11 @@ export function fileBlobStore(db: Db, directory: string): BlobStore {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
         // Blobs stored before the files existed are still in their rows.
-        return bytesInRow(db, sha256)
+        return database.blobRows.read(sha256)
       }
     },
   }
 }
 
 /** The blob store a database keeps its bytes in: files for the embedded engine, the blobs table for PostgreSQL. */
-export const blobStoreFor = (database: Database): BlobStore => (database.blobDir ? fileBlobStore(database.db, database.blobDir) : databaseBlobStore(database.db))
+export const blobStoreFor = (database: Database): BlobStore => (database.blobDir ? fileBlobStore(database, database.blobDir) : databaseBlobStore(database))

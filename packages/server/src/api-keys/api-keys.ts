@@ -6,6 +6,7 @@ import { AppError, notFound } from '../errors.ts'
 import { digestsEqual, sha256Hex } from '../lib/crypto.ts'
 import { preparedPer } from '../lib/prepared.ts'
 import { requireOrg } from '../orgs/orgs.ts'
+import type { FailedKeyLookups } from './failed-key-lookups.ts'
 import { PRINCIPALS_CHANGED_CHANNEL, type PrincipalCache } from './principal-cache.ts'
 
 /**
@@ -70,18 +71,41 @@ const activeKeyByHash = preparedPer((db) =>
     .prepare('active_api_key_by_hash'),
 )
 
-/** Resolves a presented key to its org; any unknown, malformed or revoked key is the same 401. */
-export async function authenticateApiKey(services: { db: Db; principals: PrincipalCache }, presented: string): Promise<Principal> {
+/** Who presents the key (its address, as the HTTP layer trusts it) and the brake on that address's failed lookups. */
+export interface KeyPresenter {
+  ip: string
+  failedLookups: FailedKeyLookups
+}
+
+/**
+ * Resolves a presented key to its org; any unknown, malformed or revoked key is the same 401.
+ * A presenter whose lookups keep failing gets 429 before the database is asked; a key this
+ * process recently authenticated (the cache) still works, so valid clients sharing that
+ * address (a NAT, an office) are not locked out by a misconfigured neighbour.
+ */
+export async function authenticateApiKey(services: { db: Db; principals: PrincipalCache }, presented: string, presenter: KeyPresenter): Promise<Principal> {
   // Built only when thrown: an Error's stack trace costs more than the cached lookup.
   const invalidKey = () => new AppError('invalid_api_key', 'Invalid API key.')
   if (!API_KEY_PATTERN.test(presented)) throw invalidKey()
   const presentedHash = sha256Hex(presented)
   const cached = services.principals.get(presentedHash)
   if (cached) return cached
+  const waitSeconds = presenter.failedLookups.refusedForSeconds(presenter.ip)
+  if (waitSeconds !== undefined) {
+    throw new AppError(
+      'rate_limited',
+      `Too many requests with an invalid API key from your address. Try again in ${waitSeconds} second${waitSeconds === 1 ? '' : 's'}.`,
+      {},
+      { 'retry-after': String(waitSeconds) },
+    )
+  }
   const generation = services.principals.currentGeneration()
   const [row] = await activeKeyByHash(services.db).execute({ keyHash: presentedHash })
   // The lookup is by hash; the constant-time check guards against any index-side shortcut.
-  if (!row || !digestsEqual(row.keyHash, presentedHash)) throw invalidKey()
+  if (!row || !digestsEqual(row.keyHash, presentedHash)) {
+    presenter.failedLookups.recordFailure(presenter.ip)
+    throw invalidKey()
+  }
   const principal = { orgId: row.orgId, orgName: row.orgName, plan: row.plan }
   services.principals.set(presentedHash, principal, generation)
   return principal

@@ -8,12 +8,22 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
+import { eq } from 'drizzle-orm'
 import pg from 'pg'
+import { postgresBlobRows } from './postgres-blob-rows.ts'
 import * as schema from './schema.ts'
 
 export type Schema = typeof schema
 /** A database handle or an open transaction: both drivers share the pg-core query builder. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>
+
+/** Reads and writes the bytes of blobs rows. */
+export interface BlobRows {
+  /** The bytes in a row (no row, or a NULL column: undefined). */
+  read(sha256: string): Promise<Uint8Array | undefined>
+  /** Adds the row with its bytes inside `tx`, unless a row for this digest exists already. */
+  write(tx: Db, sha256: string, bytes: Uint8Array): Promise<void>
+}
 
 export interface Database {
   db: Db
@@ -24,6 +34,8 @@ export interface Database {
    * every request (adapters/blob-store.ts); PostgreSQL takes them over the network.
    */
   blobDir: string | null
+  /** The bytes column of the blobs table (adapters/blob-store.ts decides when it is used). */
+  blobRows: BlobRows
   /**
    * Delivers NOTIFY payloads sent on `channel` (by any process, on commit). `onLive(false)`
    * means messages may be missed from now on (connection lost); `onLive(true)` that delivery
@@ -65,6 +77,15 @@ export async function openDatabase(target: DatabaseTarget, onBackgroundError: Ba
     db: db as unknown as Db,
     kind: 'pglite',
     blobDir,
+    blobRows: {
+      read: async (sha256) => {
+        const [row] = await db.select({ bytes: schema.blobs.bytes }).from(schema.blobs).where(eq(schema.blobs.sha256, sha256))
+        return row?.bytes ?? undefined
+      },
+      write: async (tx, sha256, bytes) => {
+        await tx.insert(schema.blobs).values({ sha256, bytes, size: bytes.byteLength }).onConflictDoNothing()
+      },
+    },
     // One process, one engine: notifications cannot be lost.
     subscribe: async (channel, onMessage, onLive) => {
       await client.listen(channel, onMessage)
@@ -107,6 +128,7 @@ async function openPostgres(url: string, onBackgroundError: BackgroundErrorSink)
     db: db as unknown as Db,
     kind: 'postgres',
     blobDir: null,
+    blobRows: postgresBlobRows(pool),
     subscribe: listener.subscribe,
     close: async () => {
       await listener.close()

@@ -81,14 +81,17 @@ export const creditGrants = pgTable('credit_grants', {
   createdAt: createdAt(),
 }, (t) => [uniqueIndex('credit_grants_source_reference').on(t.source, t.reference)])
 
-/** Fixed-window request counters shared by every server process (http/rate-limit.ts). */
+/** Fixed-window request counters shared by every server process (rate-limits/consume-rate-limit.ts). */
 export const rateLimitCounters = pgTable(
   'rate_limit_counters',
   {
     /** e.g. 'create:<org id>' */
     key: text('key').notNull(),
     windowStart: timestamp('window_start', { withTimezone: true, mode: 'date' }).notNull(),
+    /** Requests granted in the window so far: every process's leases together (rate-limits/consume-rate-limit.ts). */
     count: integer('count').notNull(),
+    /** How many the last upsert granted (set by the upsert itself, so it can return it). */
+    lastGrant: integer('last_grant').notNull().default(1),
   },
   (t) => [primaryKey({ columns: [t.key, t.windowStart] })],
 )

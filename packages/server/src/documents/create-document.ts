@@ -60,6 +60,10 @@ export async function createDocument(
 
   const recipients = input.signer ? [{ ...input.signer, role: 0 }] : (input.signers ?? [])
   checkRoles(template.roles, recipients, input.signer !== undefined)
+  // Without mail the code could reach no one (codes are never logged or kept): say so now, not on the signer's page.
+  if (!services.config.smtpUrl && recipients.some((r) => r.auth_required)) {
+    throw invalid('This Signet instance sends no e-mail (SMTP_URL is not set), so a signer could not receive the one-time code auth_required needs. Set SMTP_URL, or send without auth_required.')
+  }
 
   const withLinks = recipients.map((r) => ({ ...r, ...issueSigningLink(services.config.publicUrl) }))
   const now = clock.now()

@@ -26,9 +26,19 @@ const BATCH_SIZE = 4
  * the document, and alerted in the log, until an operator asks for another attempt.
  */
 
+/**
+ * A document whose final PDF is due. `upload`: a self-sealed document's uploaded bytes, when
+ * the caller still holds them (the inline seal), so they are not read back from the blob store.
+ */
+export interface DueDocument {
+  id: string
+  isVerifiedBadge: boolean
+  upload?: Uint8Array
+}
+
 /** Produces one document's final PDF, whichever kind it is. */
-export async function produceFinalPdf(deps: FinalPdfDeps, document: { id: string; isVerifiedBadge: boolean }): Promise<void> {
-  if (document.isVerifiedBadge) await produceSelfSealedPdf(deps, document.id)
+export async function produceFinalPdf(deps: FinalPdfDeps, document: DueDocument): Promise<void> {
+  if (document.isVerifiedBadge) await produceSelfSealedPdf(deps, document.id, document.upload)
   else await produceSignedPdf(deps, document.id)
 }
 
@@ -41,7 +51,7 @@ function isPermanent(error: unknown, attempts: number): boolean {
 }
 
 /** Runs produceFinalPdf for a claimed document; a failure is recorded (visible on the document and its seal) and retried later, or given up. */
-export async function produceOrReschedule(deps: FinalPdfDeps, document: { id: string; isVerifiedBadge: boolean }, attempts: number): Promise<boolean> {
+export async function produceOrReschedule(deps: FinalPdfDeps, document: DueDocument, attempts: number): Promise<boolean> {
   try {
     await produceFinalPdf(deps, document)
     return true

@@ -1,5 +1,5 @@
 import { and, eq, isNull } from 'drizzle-orm'
-import type { BlobStore } from '../adapters/blob-store.ts'
+import type { BlobStore, StagedBlob } from '../adapters/blob-store.ts'
 import type { Clock } from '../adapters/clock.ts'
 import type { Config } from '../config.ts'
 import type { Db } from '../db/client.ts'
@@ -23,12 +23,22 @@ export interface FinalPdfDeps {
   mail: { kick(): void }
 }
 
+/** A sealed final PDF whose bytes are staged in the blob store (before the transaction that stores it). */
+export interface StagedSeal extends Pick<SealedPdf, 'sealedAt' | 'tsaName'> {
+  blob: StagedBlob
+}
+
+/** Stages a sealed PDF's bytes; call before opening the transaction that stores it. */
+export async function stageSeal(blobs: BlobStore, sealed: SealedPdf): Promise<StagedSeal> {
+  return { blob: await blobs.stage(sealed.bytes, sealed.sha256), sealedAt: sealed.sealedAt, tsaName: sealed.tsaName }
+}
+
 /**
  * Stores a document's sealed final PDF, inside the caller's transaction, unless another process
  * already stored one. Returns the file's SHA-256, or null when this attempt lost that race.
  */
-export async function storeFinalPdf(tx: Db, blobs: BlobStore, documentId: string, sealed: SealedPdf): Promise<string | null> {
-  const sha256 = await blobs.put(tx, sealed.bytes)
+export async function storeFinalPdf(tx: Db, blobs: BlobStore, documentId: string, sealed: StagedSeal): Promise<string | null> {
+  const sha256 = await blobs.put(tx, sealed.blob)
   const [stored] = await tx
     .update(documents)
     .set({ signedPdfSha256: sha256, nextRenderAt: null, sealedAt: sealed.sealedAt, sealTsa: sealed.tsaName, sealError: null })

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { authenticateApiKey, type Principal } from '../api-keys/api-keys.ts'
+import { FailedKeyLookups } from '../api-keys/failed-key-lookups.ts'
 import type { Services } from '../services.ts'
 import { AppError } from '../errors.ts'
 
@@ -20,12 +21,17 @@ function presentedKey(request: FastifyRequest): string | undefined {
   return typeof alternative === 'string' && alternative.length > 0 ? alternative : undefined
 }
 
-/** onRequest hook for /api/v1: resolves the key to its org before anything else runs. */
-export function apiKeyAuth(services: Pick<Services, 'db' | 'principals'>) {
+/**
+ * onRequest hook for /api/v1: resolves the key to its org before anything else runs. The
+ * client's address is request.ip: the socket's peer, or what a proxy trusted by TRUST_PROXY
+ * says (so behind a proxy TRUST_PROXY must name it, or every client shares the proxy's address).
+ */
+export function apiKeyAuth(services: Pick<Services, 'db' | 'principals' | 'clock' | 'config'>) {
+  const failedLookups = new FailedKeyLookups(services.config.failedAuthPerMinute, () => services.clock.now().getTime())
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const key = presentedKey(request)
     if (!key) throw new AppError('missing_api_key', MISSING_KEY)
-    request.principal = await authenticateApiKey(services, key)
+    request.principal = await authenticateApiKey(services, key, { ip: request.ip, failedLookups })
   }
 }
 

@@ -34,7 +34,6 @@ export function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: M
     .header('cache-control', versioned ? 'public, max-age=31536000, immutable' : 'no-cache')
     .header('etag', etag)
     .header('vary', 'accept-encoding')
-    .header('x-content-type-options', 'nosniff')
     .header('cross-origin-resource-policy', 'same-origin')
   if (request.headers['if-none-match']?.includes(etag)) return reply.status(304).send()
   if (asset.gzip && /\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) return reply.header('content-encoding', 'gzip').send(asset.gzip)

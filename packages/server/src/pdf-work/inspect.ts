@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { PDF, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream } from '@libpdf/core'
 import type { PageSize } from '../signing/signed-pdf-certificate.ts'
 import { formatMegabytes, limitMessage, PdfLimitExceeded, rejection, type PdfLimits, type PdfRejection } from './limits.ts'
@@ -15,6 +16,8 @@ export type { PageSize }
 export interface PdfInspection {
   /** Page sizes as displayed (after /Rotate). */
   pages: PageSize[]
+  /** SHA-256 of the file (hex), computed here so the server's thread need not. */
+  sha256: string
   /** Why the file cannot be extended by an incremental update (what a seal needs), or null. */
   incrementalBlocker: string | null
 }
@@ -110,5 +113,5 @@ export async function inspectPdf(bytes: Uint8Array, limits: PdfLimits): Promise<
   if (pages.length > limits.maxPages) return rejection(413, limitMessage('maxPages', String(pages.length), String(limits.maxPages)))
   if (pages.length === 0) return rejection(400, 'The PDF has no readable pages (is it truncated or damaged?).')
   checkStreams(pdf, numbers, limits)
-  return { pages: pages.map(displayedSize), incrementalBlocker: pdf.canSaveIncrementally() }
+  return { pages: pages.map(displayedSize), sha256: createHash('sha256').update(bytes).digest('hex'), incrementalBlocker: pdf.canSaveIncrementally() }
 }

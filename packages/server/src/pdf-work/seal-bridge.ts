@@ -18,6 +18,8 @@ type Response = { id: number; ok: true; value: Uint8Array } | { id: number; ok: 
 export interface SealProof {
   sealedAt: Date
   tsaName: string | null
+  /** SHA-256 of the sealed file (hex), computed in the worker. */
+  sha256: string
 }
 type Report = { op: 'sealed'; proof: SealProof }
 

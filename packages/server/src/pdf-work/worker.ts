@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { MessagePort } from 'node:worker_threads'
 import { move, transferableSymbol, valueSymbol } from 'piscina'
 import { renderBadgePng, type BadgeFacts } from '../seal/badge.ts'
@@ -46,7 +47,15 @@ export interface PdfTaskResults {
 
 installDecodeBudget()
 
-const moved = (bytes: Uint8Array): Uint8Array => move(bytes) as Uint8Array
+/**
+ * A byte result, transferred to the main thread. @libpdf/core returns a view into a larger
+ * buffer; trimmed here (a copy on this thread), so the main thread gets a buffer of its own
+ * that it can hand over again without copying (pdf-work.ts handOver).
+ */
+function moved(bytes: Uint8Array): Uint8Array {
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+  return move(whole ? bytes : bytes.slice()) as Uint8Array
+}
 
 /** A result whose `buffers` are transferred to the main thread rather than cloned. */
 function movedWith<T>(value: T, buffers: ArrayBufferLike[]): T {
@@ -75,7 +84,7 @@ async function perform(task: PdfTask): Promise<PdfTaskResults[PdfTask['kind']] |
         const sealed = await withDecodeBudget(task.limits.maxDecompressedBytes, () =>
           signPdf(task.pdf, { signer: bridge.signer, timestampAuthority: bridge.authority, reason: task.reason, signingTime: task.signingTime }),
         )
-        bridge.report({ sealedAt: sealed.sealedAt, tsaName: sealed.tsaName })
+        bridge.report({ sealedAt: sealed.sealedAt, tsaName: sealed.tsaName, sha256: createHash('sha256').update(sealed.bytes).digest('hex') })
         return moved(sealed.bytes)
       } finally {
         task.port.close()

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm'
 import { appendAuditEvents } from '../audit/audit-trail.ts'
-import { storeFinalPdf, type FinalPdfDeps } from '../documents/final-pdf.ts'
+import { stageSeal, storeFinalPdf, type FinalPdfDeps } from '../documents/final-pdf.ts'
 import { documents, selfSeals } from '../db/schema.ts'
 import type { SealCertificateFacts } from './seal-certificate.ts'
 import { verifyUrlOf } from './verify-url.ts'
@@ -11,7 +11,7 @@ import { verifyUrlOf } from './verify-url.ts'
  * standalone certificate PDF, itself sealed. The `document.sealed` audit event records
  * what the Verified Badge and the verification page later show.
  */
-export async function produceSelfSealedPdf(deps: FinalPdfDeps, documentId: string): Promise<void> {
+export async function produceSelfSealedPdf(deps: FinalPdfDeps, documentId: string, upload?: Uint8Array): Promise<void> {
   const { db, blobs, clock, sealer, pdfWork } = deps
   const [row] = await db
     .select({ document: documents, seal: selfSeals })
@@ -20,7 +20,7 @@ export async function produceSelfSealedPdf(deps: FinalPdfDeps, documentId: strin
     .where(eq(documents.id, documentId))
   if (!row) throw new Error(`document ${documentId} is not a self-sealed document`)
   const { document, seal } = row
-  const original = await blobs.get(seal.sourcePdfSha256)
+  const original = upload ?? (await blobs.get(seal.sourcePdfSha256))
   if (!original) throw new Error(`uploaded PDF ${seal.sourcePdfSha256} is missing`)
 
   const facts: SealCertificateFacts = {
@@ -38,13 +38,13 @@ export async function produceSelfSealedPdf(deps: FinalPdfDeps, documentId: strin
   }
   const reason = `Sealed by ${seal.legalName} with Signet: unaltered since sealing`
   const toSeal = seal.certificateMode === 'separate' ? original : await pdfWork.appendSealCertificate(original, facts)
-  const sealed = await sealer.seal(toSeal, { reason })
-  const certificate = seal.certificateMode === 'appended' ? null : await sealer.seal(await pdfWork.renderSealCertificate(facts), { reason })
+  const sealed = await stageSeal(blobs, await sealer.seal(toSeal, { reason }))
+  const certificate = seal.certificateMode === 'appended' ? null : await stageSeal(blobs, await sealer.seal(await pdfWork.renderSealCertificate(facts), { reason }))
 
   await db.transaction(async (tx) => {
     const sha256 = await storeFinalPdf(tx, blobs, documentId, sealed)
     if (!sha256) return // another process finished first
-    const certificateSha256 = certificate ? await blobs.put(tx, certificate.bytes) : null
+    const certificateSha256 = certificate ? await blobs.put(tx, certificate.blob) : null
     await tx.update(selfSeals).set({ certificatePdfSha256: certificateSha256 }).where(eq(selfSeals.documentId, documentId))
     await appendAuditEvents(tx, document, [
       {

@@ -53,18 +53,19 @@ export async function requestSeal(deps: FinalPdfDeps, principal: Principal, inpu
   const title = titleOf(input.title, filename)
   const certificateMode = input.certificateMode ?? 'both'
   const identity = requireVerifiedIdentity(await requireOrg(db, principal.orgId), clock.now())
-  const { pages, incrementalBlocker, pdf } = await deps.pdfWork.inspect(input.pdf)
+  const { pages, incrementalBlocker, pdf, sha256 } = await deps.pdfWork.inspect(input.pdf)
   // A seal extends the upload by an incremental update, so the upload stays a byte-for-byte prefix of the sealed file.
   if (incrementalBlocker !== null) {
     throw invalid('This PDF cannot be extended without rewriting it (its cross-reference table is damaged, or it is linearized in an unusual way). Save it again from any PDF tool and upload the copy.')
   }
   const pageCount = pages.length
+  const upload = await blobs.stage(pdf, sha256)
 
   const documentId = await db.transaction(async (tx) => {
     const now = clock.now()
     const usage = await quoteUsage(tx, principal, { kind: 'seal', channel: input.channel, wanted: 1, now })
     if (usage.refusal) throw usage.refusal
-    const sourcePdfSha256 = await blobs.put(tx, pdf)
+    const sourcePdfSha256 = await blobs.put(tx, upload)
     const [document] = await tx
       .insert(documents)
       .values({
@@ -110,7 +111,8 @@ export async function requestSeal(deps: FinalPdfDeps, principal: Principal, inpu
     return document.id
   })
 
-  await produceOrReschedule(deps, { id: documentId, isVerifiedBadge: true }, 1)
+  // The upload is still in memory: the inline seal takes it from here rather than reading it back.
+  await produceOrReschedule(deps, { id: documentId, isVerifiedBadge: true, upload: pdf }, 1)
   return getSeal(db, deps.config.publicUrl, principal, documentId)
 }
 

@@ -8,6 +8,8 @@ import type { PdfWork } from '../pdf-work/pdf-work.ts'
 /** The outcome of sealing: the file, and the time the time-stamp authority proved. */
 export interface SealedPdf {
   bytes: Uint8Array
+  /** SHA-256 of `bytes` (hex). */
+  sha256: string
   /** genTime of the RFC 3161 token inside the seal signature */
   sealedAt: Date
   /** who proved that time (the TSA certificate's name) */
@@ -68,7 +70,7 @@ export function createSealer(options: {
     publishedRootsPem: options.publishedRootsPem,
     async seal(pdf, { reason }) {
       const sealed = await pdfWork.seal(pdf, { signer: credentials.signer, timestampAuthority, reason, signingTime: clock.now() })
-      return { bytes: sealed.bytes, sealedAt: sealed.sealedAt, tsaName: sealed.tsaName ?? timestampAuthority.name }
+      return { bytes: sealed.bytes, sha256: sealed.sha256, sealedAt: sealed.sealedAt, tsaName: sealed.tsaName ?? timestampAuthority.name }
     },
   }
 }

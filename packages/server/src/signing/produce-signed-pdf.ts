@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm'
 import type { BlobStore } from '../adapters/blob-store.ts'
 import { appendAuditEvents, checkAuditChain, readAuditTrail, type AuditEvent, type AuthMethod } from '../audit/audit-trail.ts'
-import { storeFinalPdf, type FinalPdfDeps } from '../documents/final-pdf.ts'
+import { stageSeal, storeFinalPdf, type FinalPdfDeps } from '../documents/final-pdf.ts'
 import { documents, orgs, signers, templates, type StoredFieldValue } from '../db/schema.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import { completedMail } from '../mail/templates.ts'
@@ -58,8 +58,8 @@ export async function produceSignedPdf(deps: FinalPdfDeps, documentId: string): 
     },
   })
 
-  const sealed = await deps.sealer.seal(rendered, { reason: `Signed by every party with Signet; sealed by ${deps.sealer.subjectName}` })
-  const { bytes } = sealed
+  const sealed = await stageSeal(blobs, await deps.sealer.seal(rendered, { reason: `Signed by every party with Signet; sealed by ${deps.sealer.subjectName}` }))
+  const { bytes } = sealed.blob
   const filename = signedPdfFilename(document.title)
   await db.transaction(async (tx) => {
     const sha256 = await storeFinalPdf(tx, blobs, documentId, sealed)

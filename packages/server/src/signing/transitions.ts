@@ -45,12 +45,16 @@ export async function finishSigning(
   const now = services.clock.now()
   const parsed = parseFieldValues(fieldsOf(context), submitted, now.toISOString().slice(0, 10))
   await assertImagesDecode(parsed, (png) => services.pdfWork.pngProblem(png))
+  // Images are staged (hashed and, on the embedded database, written to disk) before the transaction.
+  const entries = await Promise.all(
+    [...parsed.entries].map(async ([id, entry]) => [id, entry.type === 'image' ? { ...entry, blob: await services.blobs.stage(entry.png) } : entry] as const),
+  )
   const documentStatus = await services.db.transaction(async (tx) => {
     const state = await lockSignerState(tx, context)
     assertOpen(state, now)
     const fieldValues: Record<string, StoredFieldValue> = {}
-    for (const [id, entry] of parsed.entries) {
-      fieldValues[String(id)] = entry.type === 'image' ? { type: entry.fieldType, imageSha256: await services.blobs.put(tx, entry.png) } : entry.value
+    for (const [id, entry] of entries) {
+      fieldValues[String(id)] = entry.type === 'image' ? { type: entry.fieldType, imageSha256: await services.blobs.put(tx, entry.blob) } : entry.value
     }
     const actor = actorOf(state.signer, meta)
     const events: AuditEventInput[] = []

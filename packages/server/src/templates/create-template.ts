@@ -22,13 +22,14 @@ export async function createTemplate(
   const name = input.name.trim()
   if (name.length === 0 || name.length > 200) throw invalid('Template name must be 1 to 200 characters.')
   await requireOrg(services.db, input.orgId)
-  const { pages, pdf } = await services.pdfWork.inspect(input.pdf)
+  const { pages, pdf, sha256 } = await services.pdfWork.inspect(input.pdf)
   const fields = resolveFields(input.fields, pages)
   const roles = rolesOf(fields)
+  const blob = await services.blobs.stage(pdf, sha256)
   const row = await services.db.transaction(async (tx) => {
     // Free: one template per org (402 with upgrade_url), checked under the org row's lock.
     await assertTemplateAllowed(tx, input.orgId)
-    const pdfSha256 = await services.blobs.put(tx, pdf)
+    const pdfSha256 = await services.blobs.put(tx, blob)
     const [inserted] = await tx
       .insert(templates)
       .values({ orgId: input.orgId, name, pageCount: pages.length, pdfSha256, fields, roles })

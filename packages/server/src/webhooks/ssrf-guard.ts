@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises'
 import { BlockList, isIP } from 'node:net'
+import ipaddr from 'ipaddr.js'
 
 /*
  * Webhook URLs come from API clients, and the server POSTs to them from inside its own
@@ -14,84 +15,93 @@ import { BlockList, isIP } from 'node:net'
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048
 
-/** Why an address is not public, per range; the first matching range names it. */
-const RANGES: [label: string, cidr: string][] = [
+/*
+ * Every range of the IANA IPv4 and IPv6 Special-Purpose Address Registries (RFC 6890 and
+ * later), plus multicast and the old site-local and IPv4-compatible blocks: none is where a
+ * webhook receiver lives, so even the ranges IANA marks globally reachable (AS112 sinks, AMT
+ * relays, 6to4) are refused. Per family, the first matching range names the reason.
+ */
+const IPV4_RANGES: [label: string, cidr: string][] = [
   ['a "this network" address', '0.0.0.0/8'],
   ['a private address', '10.0.0.0/8'],
   ['a shared (carrier-grade NAT) address', '100.64.0.0/10'],
   ['a loopback address', '127.0.0.0/8'],
   ['a link-local address (e.g. a cloud metadata service)', '169.254.0.0/16'],
   ['a private address', '172.16.0.0/12'],
-  ['a reserved address', '192.0.0.0/24'],
+  ['an IETF protocol assignment address', '192.0.0.0/24'],
   ['a documentation address', '192.0.2.0/24'],
-  ['a relay anycast address', '192.88.99.0/24'],
+  ['an AS112 DNS sink address', '192.31.196.0/24'],
+  ['an AMT relay address', '192.52.193.0/24'],
+  ['a 6to4 relay anycast address', '192.88.99.0/24'],
   ['a private address', '192.168.0.0/16'],
+  ['an AS112 DNS sink address', '192.175.48.0/24'],
   ['a benchmarking address', '198.18.0.0/15'],
   ['a documentation address', '198.51.100.0/24'],
   ['a documentation address', '203.0.113.0/24'],
   ['a multicast address', '224.0.0.0/4'],
+  ['the broadcast address', '255.255.255.255/32'],
   ['a reserved address', '240.0.0.0/4'],
+]
+
+const IPV6_RANGES: [label: string, cidr: string][] = [
   ['the unspecified address', '::/128'],
   ['a loopback address', '::1/128'],
   ['an IPv4-compatible address', '::/96'],
-  ['a discard-only address', '100::/64'],
+  ['an IPv4-translated address', '::ffff:0:0:0/96'],
   ['a local-use NAT64 address', '64:ff9b:1::/48'],
+  ['a discard-only address', '100::/64'],
+  ['a dummy-prefix address', '100:0:0:1::/64'],
   ['a Teredo address', '2001::/32'],
+  ['a benchmarking address', '2001:2::/48'],
+  ['an IETF protocol assignment address', '2001::/23'],
   ['a documentation address', '2001:db8::/32'],
+  ['a 6to4 address', '2002::/16'],
+  ['an AS112 DNS sink address', '2620:4f:8000::/48'],
+  ['a documentation address', '3fff::/20'],
+  ['a segment routing address', '5f00::/16'],
   ['a private (unique local) address', 'fc00::/7'],
   ['a link-local address', 'fe80::/10'],
   ['a site-local address', 'fec0::/10'],
   ['a multicast address', 'ff00::/8'],
 ]
 
-const RULES = RANGES.map(([label, cidr]) => {
-  const [network = '', prefix = ''] = cidr.split('/')
+const blockListOf = (family: 'ipv4' | 'ipv6', ...cidrs: string[]): BlockList => {
   const list = new BlockList()
-  list.addSubnet(network, Number(prefix), isIP(network) === 6 ? 'ipv6' : 'ipv4')
-  return { label, list }
-})
-
-/** The eight 16-bit groups of an IPv6 address (which isIP has accepted). */
-function ipv6Groups(address: string): number[] {
-  let text = address.split('%')[0] ?? ''
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text)
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number]
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  for (const cidr of cidrs) {
+    const [network = '', prefix = ''] = cidr.split('/')
+    list.addSubnet(network, Number(prefix), family)
   }
-  const [head = '', tail] = text.split('::')
-  const left = head ? head.split(':') : []
-  const right = tail ? tail.split(':') : []
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
-  return groups.map((group) => parseInt(group, 16))
+  return list
 }
 
-const ipv4Of = (high: number, low: number): string => [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.')
+const rulesOf = (family: 'ipv4' | 'ipv6', ranges: [string, string][]) => ranges.map(([label, cidr]) => ({ label, list: blockListOf(family, cidr) }))
+const IPV4_RULES = rulesOf('ipv4', IPV4_RANGES)
+const IPV6_RULES = rulesOf('ipv6', IPV6_RANGES)
 
-/** An IPv4 address carried inside an IPv6 one, which is where a packet to it really goes. */
-function embeddedIpv4(address: string): string | undefined {
-  const g = ipv6Groups(address)
-  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0)
-  if (zeros(0, 5) && g[5] === 0xffff) return ipv4Of(g[6] ?? 0, g[7] ?? 0) // IPv4-mapped ::ffff:a.b.c.d
-  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return ipv4Of(g[6] ?? 0, g[7] ?? 0) // NAT64 64:ff9b::a.b.c.d
-  if (g[0] === 0x2002) return ipv4Of(g[1] ?? 0, g[2] ?? 0) // 6to4 2002:aabb:ccdd::
-  return undefined
-}
+/**
+ * IPv6 prefixes whose last 32 bits are an IPv4 address that a packet really goes to (an
+ * IPv4-mapped address reaches it over IPv4; a DNS64 network's NAT64 gateway translates to
+ * it), so that IPv4 address is judged instead. Public ones stay reachable for IPv6-only hosts.
+ */
+const CARRIES_IPV4 = blockListOf('ipv6', '::ffff:0:0/96', '64:ff9b::/96')
 
-/** Why `address` (an IP literal) is not a public address, or undefined when it is. */
+/** Everything else outside 2000::/3 is unassigned or special (IETF reserved), whatever future assignments there are. */
+const GLOBAL_UNICAST = blockListOf('ipv6', '2000::/3')
+
+/** Why `candidate` (an IP literal) is not a public address, or undefined when it is. */
 export function nonPublicReason(candidate: string): string | undefined {
   const address = candidate.split('%')[0] ?? '' // a zone (fe80::1%eth0) does not change the range
   const family = isIP(address)
   if (family === 0) return 'not an IP address'
-  if (family === 6) {
-    const inner = embeddedIpv4(address)
-    if (inner) {
-      const reason = nonPublicReason(inner)
-      return reason ? `${reason} (${inner}, inside an IPv6 address)` : undefined
-    }
+  if (family === 4) return IPV4_RULES.find((r) => r.list.check(address, 'ipv4'))?.label
+  if (CARRIES_IPV4.check(address, 'ipv6')) {
+    const inner = ipaddr.fromByteArray(ipaddr.parse(address).toByteArray().slice(12)).toString()
+    const reason = nonPublicReason(inner)
+    return reason ? `${reason} (${inner}, inside an IPv6 address)` : undefined
   }
-  const type = family === 6 ? 'ipv6' : 'ipv4'
-  return RULES.find((rule) => rule.list.check(address, type))?.label
+  const rule = IPV6_RULES.find((r) => r.list.check(address, 'ipv6'))
+  if (rule) return rule.label
+  return GLOBAL_UNICAST.check(address, 'ipv6') ? undefined : 'a reserved address (outside the global unicast range 2000::/3)'
 }
 
 export interface ResolvedAddress {

@@ -9,6 +9,7 @@ import { html } from '../../signing/web/html.ts'
 import { principalOf } from '../auth.ts'
 import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
 import { ErrorBody, withCommonErrors } from '../schemas.ts'
+import { pageSecurityHeaders } from '../security-headers.ts'
 import { SpendCapBody, SpendCapView, UsageQuery, UsageReport } from './billing.schemas.ts'
 
 const tags = ['Billing']
@@ -63,13 +64,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   )
 }
 
-const PAGE_HEADERS = {
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'cache-control': 'no-cache',
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-}
+const PAGE_HEADERS = { ...pageSecurityHeaders({ 'style-src': "'unsafe-inline'" }), 'cache-control': 'no-cache' }
 
 /** The instance's billing page (public, no key): where a 402's upgrade_url leads when no payment provider is configured. */
 export const billingPageRoutes: FastifyPluginAsyncTypebox = async (app) => {

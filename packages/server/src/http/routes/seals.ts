@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AppError } from '../../errors.ts'
+import { binaryBodyParser } from '../binary-body.ts'
 import { getSeal, requestSeal } from '../../seal/request-seal.ts'
 import type { Services } from '../../services.ts'
 import { principalOf } from '../auth.ts'
@@ -18,14 +19,14 @@ export const sealRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
   // This plugin's routes take PDFs, and only PDFs, up to PDF_MAX_MB.
   const bodyLimit = services.config.pdfLimits.maxBytes
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser(PDF, { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, body))
+  app.addContentTypeParser(PDF, { bodyLimit }, binaryBodyParser(bodyLimit))
 
   app.post(
     '/seals',
     {
       onRequest: rateLimit(services, RATE_LIMITS.seal),
       bodyLimit,
-      config: { accepts: PDF },
+      config: { accepts: PDF, bodyLimitSetting: 'PDF_MAX_MB' },
       schema: {
         tags,
         summary: 'Seal a finished PDF: PAdES signature with an RFC 3161 timestamp, Verified Badge and certificate',

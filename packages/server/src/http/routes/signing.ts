@@ -10,6 +10,7 @@ import { assertOpen } from '../../signing/signing-rules.ts'
 import { declineSigning, finishSigning, markViewed } from '../../signing/transitions.ts'
 import { renderSigningView } from '../../signing/signing-view.ts'
 import { statusPage } from '../../signing/web/pages.ts'
+import { pageSecurityHeaders } from '../security-headers.ts'
 import { sendFile } from '../send-file.ts'
 import { DeclineBody, EmptyBody, FinishBody, TokenParams, VerifyBody } from './signing.schemas.ts'
 
@@ -23,12 +24,16 @@ const FINISH_BODY_LIMIT = 8 * 1024 * 1024
  * never leak it in a Referer, never framed, and run only our own script.
  */
 const PAGE_HEADERS = {
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; font-src 'self'; connect-src 'self'; worker-src 'self' blob:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
+  ...pageSecurityHeaders({
+    'script-src': "'self'",
+    'style-src': "'self'",
+    'img-src': "'self' data: blob:",
+    'font-src': "'self'",
+    'connect-src': "'self'",
+    'worker-src': "'self' blob:",
+    'form-action': "'self'",
+  }),
   'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
 }
 
 const metaOf = (request: FastifyRequest): RequestMeta => ({ ip: request.ip, userAgent: request.headers['user-agent']?.slice(0, 500) ?? null })

@@ -5,6 +5,7 @@ import { verifyScript, verifyStyle } from '../../seal/web/verify-bundle.ts'
 import { verifyNotFoundPage, verifyPage, type VerifyPageAssets } from '../../seal/web/verify-page.ts'
 import type { Services } from '../../services.ts'
 import { ErrorBody } from '../schemas.ts'
+import { pageSecurityHeaders } from '../security-headers.ts'
 import { sendAsset } from '../send-asset.ts'
 
 export const ROOT_PEM_PATH = '/.well-known/signet-root.pem'
@@ -12,12 +13,8 @@ export const ROOT_PEM_PATH = '/.well-known/signet-root.pem'
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false })
 
 const PAGE_HEADERS = {
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
+  ...pageSecurityHeaders({ 'script-src': "'self'", 'style-src': "'self'", 'img-src': "'self' data:", 'connect-src': "'self'" }),
   'cache-control': 'no-cache',
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
 }
 
 const Verification = Type.Object(

@@ -1,0 +1,1 @@
+ALTER TABLE "rate_limit_counters" ADD COLUMN "last_grant" integer DEFAULT 1 NOT NULL;

@@ -1,0 +1,175 @@
+import { lt, sql } from 'drizzle-orm'
+import type { Db } from '../db/client.ts'
+import { rateLimitCounters } from '../db/schema.ts'
+import { preparedPer } from '../lib/prepared.ts'
+import type { Services } from '../services.ts'
+
+/**
+ * Per-org request limits, shared by every server process and never exceeded.
+ *
+ * Fixed windows of one hour aligned to the UTC clock hour (10:00:00–10:59:59), counted in one
+ * database row per (policy, org, hour). A process does not write that row for every request:
+ * it leases a few requests at a time (one upsert grants up to `leaseSize` and adds them to
+ * the row, never past the limit) and serves them from memory. Every request served was
+ * granted by the row, so all processes together stay within the limit; a lease shrinks to
+ * one request as the window fills, so near the limit the count is exact, and what a process
+ * leased but did not use is lost only when the hour ends. A client may burst up to twice the
+ * limit across a window boundary; the reset time is the same for every client (the original
+ * service uses fixed windows too).
+ */
+
+export const RATE_LIMIT_WINDOW_SECONDS = 3600
+const WINDOW_MS = RATE_LIMIT_WINDOW_SECONDS * 1000
+/** Old windows are deleted at most this often per process (by whichever request comes then). */
+const PRUNE_EVERY_MS = 10 * 60 * 1000
+/** A lease is at most this many requests, and at most a twentieth of what is left of the window. */
+const MAX_LEASE = 50
+const LEASE_SHARE = 20
+
+export interface RateLimitPolicy {
+  /** The policy's name: part of the counter key and of the headers ('create', 'read-document', …). */
+  name: string
+  /** Requests per org per hour, unless RATE_LIMITS overrides this policy. */
+  perHour: number
+}
+
+/** The limits of the API, per org per hour (the original service's; bulk-send and agent-tool calls as create). */
+export const RATE_LIMITS = {
+  create: { name: 'create', perHour: 60 },
+  bulkSend: { name: 'bulk-send', perHour: 60 },
+  void: { name: 'void', perHour: 60 },
+  seal: { name: 'seal', perHour: 60 },
+  agentTools: { name: 'agent-tools', perHour: 60 },
+  listDocuments: { name: 'list-documents', perHour: 120 },
+  readDocument: { name: 'read-document', perHour: 300 },
+  signedFile: { name: 'signed-file', perHour: 120 },
+  certificate: { name: 'certificate', perHour: 120 },
+  badge: { name: 'badge', perHour: 120 },
+  listTemplates: { name: 'list-templates', perHour: 120 },
+  usage: { name: 'usage', perHour: 120 },
+  spendCap: { name: 'spend-cap', perHour: 120 },
+  /** For the webhook management routes (list, add, update, delete, rotate, deliveries). */
+  webhooks: { name: 'webhooks', perHour: 120 },
+} as const satisfies Record<string, RateLimitPolicy>
+
+export interface RateLimitDecision {
+  allowed: boolean
+  /** The policy's limit per hour (after RATE_LIMITS overrides). */
+  limit: number
+  /** Requests left in this window, as this process sees it. */
+  remaining: number
+  /** Seconds until the window resets. */
+  resetSeconds: number
+}
+
+/**
+ * Adds up to `want` requests to the window's row, never past `limit`, and returns the row's
+ * new count and how many this call got (`last_grant`, computed from the old count in the same
+ * statement). Nothing is written once the window is full.
+ */
+const lease = preparedPer((db) =>
+  db
+    .insert(rateLimitCounters)
+    .values({
+      key: sql.placeholder('key'),
+      windowStart: sql.placeholder('windowStart'),
+      count: sql`least(${sql.placeholder('want')}::integer, ${sql.placeholder('limit')}::integer)`,
+      lastGrant: sql`least(${sql.placeholder('want')}::integer, ${sql.placeholder('limit')}::integer)`,
+    })
+    .onConflictDoUpdate({
+      target: [rateLimitCounters.key, rateLimitCounters.windowStart],
+      set: {
+        count: sql`least(${rateLimitCounters.count} + ${sql.placeholder('want')}::integer, ${sql.placeholder('limit')}::integer)`,
+        lastGrant: sql`least(${rateLimitCounters.count} + ${sql.placeholder('want')}::integer, ${sql.placeholder('limit')}::integer) - ${rateLimitCounters.count}`,
+      },
+      setWhere: sql`${rateLimitCounters.count} < ${sql.placeholder('limit')}::integer`,
+    })
+    .returning({ count: rateLimitCounters.count, granted: rateLimitCounters.lastGrant })
+    .prepare('rate_limit_lease'),
+)
+
+interface Lease {
+  windowStart: number
+  /** Requests this process may still serve from this lease. */
+  left: number
+  /** The row's count when this process last leased (every process's grants). */
+  counted: number
+}
+
+/** This process's leases, per database (test servers in one process each have their own). */
+const leasesOf = new WeakMap<Db, Map<string, Lease>>()
+/** Leases being fetched: concurrent requests of one key wait for one fetch instead of each leasing a chunk. */
+const fetchingOf = new WeakMap<Db, Map<string, Promise<void>>>()
+/** The database's last prune, per database handle. */
+const lastPrune = new WeakMap<Db, number>()
+
+async function pruneOldWindows(services: Pick<Services, 'db' | 'logger'>, now: number): Promise<void> {
+  const last = lastPrune.get(services.db)
+  if (last !== undefined && now - last < PRUNE_EVERY_MS && now >= last) return
+  lastPrune.set(services.db, now)
+  try {
+    await services.db.delete(rateLimitCounters).where(lt(rateLimitCounters.windowStart, new Date(now - 2 * WINDOW_MS)))
+  } catch (error) {
+    services.logger.warn({ err: error }, 'pruning old rate-limit windows failed')
+  }
+}
+
+/** The limit a policy has on this instance (RATE_LIMITS may override it); null when limits are off. */
+export function limitOf(config: Services['config'], policy: RateLimitPolicy): number | null {
+  return config.rateLimits.enabled ? (config.rateLimits.perHour[policy.name] ?? policy.perHour) : null
+}
+
+function perDb<T>(map: WeakMap<Db, Map<string, T>>, db: Db): Map<string, T> {
+  let found = map.get(db)
+  if (!found) map.set(db, (found = new Map<string, T>()))
+  return found
+}
+
+/** Counts one request of `orgId` against `policy`: allowed, or not until the window resets. */
+export async function consumeRateLimit(services: Pick<Services, 'db' | 'clock' | 'config' | 'logger'>, policy: RateLimitPolicy, orgId: string): Promise<RateLimitDecision> {
+  const limit = limitOf(services.config, policy) ?? Number.POSITIVE_INFINITY
+  if (limit === Number.POSITIVE_INFINITY) return { allowed: true, limit, remaining: limit, resetSeconds: RATE_LIMIT_WINDOW_SECONDS }
+  const leases = perDb(leasesOf, services.db)
+  const fetching = perDb(fetchingOf, services.db)
+  const key = `${policy.name}:${orgId}`
+  for (;;) {
+    const now = services.clock.now().getTime()
+    const windowStart = now - (((now % WINDOW_MS) + WINDOW_MS) % WINDOW_MS)
+    const resetSeconds = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000))
+    const current = leases.get(key)
+    if (current?.windowStart === windowStart) {
+      if (current.left > 0) {
+        current.left--
+        return { allowed: true, limit, remaining: Math.max(0, limit - current.counted + current.left), resetSeconds }
+      }
+      // A full window stays full until it ends (nothing is ever given back): refuse without asking the database.
+      if (current.counted >= limit) return { allowed: false, limit, remaining: 0, resetSeconds }
+    }
+    const inFlight = fetching.get(key)
+    if (inFlight) {
+      await inFlight
+      continue
+    }
+    const fetch = fetchLease(services, leases, key, { windowStart, now, limit, counted: current?.windowStart === windowStart ? current.counted : 0 })
+    fetching.set(key, fetch)
+    try {
+      await fetch
+    } finally {
+      fetching.delete(key)
+    }
+  }
+}
+
+/** Leases more requests for `key` from the window's row (up to a twentieth of what is left, at most MAX_LEASE). */
+async function fetchLease(
+  services: Pick<Services, 'db' | 'logger'>,
+  leases: Map<string, Lease>,
+  key: string,
+  window: { windowStart: number; now: number; limit: number; counted: number },
+): Promise<void> {
+  const { windowStart, limit } = window
+  const want = Math.max(1, Math.min(MAX_LEASE, Math.floor((limit - window.counted) / LEASE_SHARE)))
+  const [row] = await lease(services.db).execute({ key, windowStart: new Date(windowStart), want, limit })
+  await pruneOldWindows(services, window.now)
+  leases.set(key, row && row.granted > 0 ? { windowStart, left: row.granted, counted: row.count } : { windowStart, left: 0, counted: limit })
+}
