@@ -16,6 +16,7 @@ import { executeAdminCommand } from '../packages/server/src/admin/commands.ts'
 import { loadConfig } from '../packages/server/src/config.ts'
 import { openDatabase } from '../packages/server/src/db/client.ts'
 import { documents, outboundEmails } from '../packages/server/src/db/schema.ts'
+import { operatorActor } from '../packages/server/src/actors/actor.ts'
 import { createDocument } from '../packages/server/src/documents/create-document.ts'
 import { createServices, type RunningServices } from '../packages/server/src/services.ts'
 import { loadSignerContext } from '../packages/server/src/signing/signer-context.ts'
@@ -75,7 +76,7 @@ export async function measureCompletion(backend: Backend, runs = 50): Promise<Co
       pdfBase64: Buffer.from(await makePdf(PAGES)).toString('base64'),
       fields: [...fieldsFor(0), ...fieldsFor(1)],
     })) as { id: string }
-    const principal = { orgId: org.org_id, orgName: 'Bench Org', plan: 'business' as const }
+    const actor = operatorActor({ orgId: org.org_id, orgName: 'Bench Org', plan: 'business' })
     const signature = pngDataUrl(makePng(600, 200))
     const valuesFor = (role: number) => ({ [String(role * 4)]: signature, [String(role * 4 + 1)]: signature, [String(role * 4 + 3)]: `Signer ${role + 1}, Director` })
 
@@ -83,7 +84,7 @@ export async function measureCompletion(backend: Backend, runs = 50): Promise<Co
     const finish: number[] = []
     let bytes = 0
     for (let i = 0; i < runs + WARMUPS; i++) {
-      const created = await createDocument(services, principal, {
+      const created = await createDocument(services, actor, {
         template_id: template.id,
         signers: [
           { role: 0, email: 'first@example.com', name: 'First Signer' },

@@ -19,6 +19,7 @@ import { verifyPdf } from '@signet/verify'
 import { executeAdminCommand } from '../packages/server/src/admin/commands.ts'
 import { loadConfig } from '../packages/server/src/config.ts'
 import { openDatabase } from '../packages/server/src/db/client.ts'
+import { operatorActor } from '../packages/server/src/actors/actor.ts'
 import { requestSeal } from '../packages/server/src/seal/request-seal.ts'
 import { createServices } from '../packages/server/src/services.ts'
 import { makePdf } from '../packages/server/test/helpers/pdf.ts'
@@ -69,11 +70,11 @@ async function sealingInstance() {
   const services = await createServices(config, await openDatabase({ inMemory: true }), benchLogger('silent'), { mailer: noopMailer })
   const { org_id: orgId } = (await executeAdminCommand(services, { name: 'org.create', orgName: 'Bench', plan: 'business' })) as { org_id: string }
   await executeAdminCommand(services, { name: 'org.verify-identity', orgId, legalName: 'Bench Ltd' })
-  return { services, principal: { orgId, orgName: 'Bench', plan: 'business' as const } }
+  return { services, actor: operatorActor({ orgId, orgName: 'Bench', plan: 'business' }) }
 }
 
 export async function measureSeal(runs: number): Promise<SealBenchResult> {
-  const { services, principal } = await sealingInstance()
+  const { services, actor } = await sealingInstance()
   try {
     const pdf = await makePdf(PAGES)
     const seals: number[] = []
@@ -83,7 +84,7 @@ export async function measureSeal(runs: number): Promise<SealBenchResult> {
       const [toSeal, upload] = [new Uint8Array(pdf), new Uint8Array(pdf)]
       const [sealMs] = await time(() => services.sealer.seal(toSeal, { reason: 'bench' }))
       const [requestMs] = await time(() =>
-        requestSeal(services, principal, { pdf: upload, title: `Bench ${i}`, channel: 'rest', meta: { ip: null, userAgent: null } }),
+        requestSeal(services, actor, { pdf: upload, title: `Bench ${i}` }),
       )
       if (i >= WARMUPS) {
         seals.push(sealMs)

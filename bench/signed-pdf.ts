@@ -72,6 +72,7 @@ async function benchInput(): Promise<SignedPdfInput> {
       documentId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
       title: 'Master services agreement',
       orgName: 'Acme Corp',
+      sentBy: 'Acme Corp, with an API key',
       originalSha256: createHash('sha256').update(originalPdf).digest('hex'),
       completedAt: new Date(Date.UTC(2025, 2, 1, 10, 3)),
       signers,

@@ -12,6 +12,7 @@ import { bulkSendRoutes } from './http/routes/bulk-send.ts'
 import { billingPageRoutes, billingRoutes } from './http/routes/billing.ts'
 import { docsRoutes } from './http/routes/docs.ts'
 import { documentRoutes } from './http/routes/documents.ts'
+import { mcpRoutes } from './http/routes/mcp.ts'
 import { sealRoutes } from './http/routes/seals.ts'
 import { signingAssetRoutes } from './http/routes/signing-assets.ts'
 import { signingRoutes } from './http/routes/signing.ts'
@@ -92,6 +93,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     },
     { prefix: '/api/v1' },
   )
+  await app.register(mcpRoutes, { services, version: API_VERSION })
 
   // Browsers ask for it on every page; the pages name their icon themselves.
   app.get('/favicon.ico', { schema: { hide: true } }, (_request, reply) => reply.status(204).send())

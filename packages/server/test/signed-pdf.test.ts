@@ -97,6 +97,7 @@ function certificate(overrides: Partial<CertificateDetails> = {}): CertificateDe
     documentId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
     title: 'Mutual non-disclosure agreement',
     orgName: 'Acme Corp',
+    sentBy: 'Acme Corp, with an API key',
     originalSha256: sha256(Buffer.from('original')),
     completedAt: new Date('2025-03-02T08:00:01.250Z'),
     signers: [

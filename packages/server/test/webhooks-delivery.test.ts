@@ -9,7 +9,7 @@ import { bodyOf, setupOrg, type Json, type TestOrg } from './helpers/api.ts'
 import { sendForSigning, valuesFor, type SignerClient } from './helpers/signing.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 import { startWebhookReceiver, verifyServiceSignature, verifyStandardSignature, type ReceivedWebhook, type WebhookReceiver } from './helpers/webhook-receiver.ts'
-import type { DeliveryView } from '../src/webhooks/deliveries.ts'
+import type { DeliveryView } from '../src/webhooks/webhooks.schemas.ts'
 
 /*
  * Real deliveries: a real signing run on a real server, POSTed to real HTTP receivers on

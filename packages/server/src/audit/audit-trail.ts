@@ -4,6 +4,7 @@ import type { Db } from '../db/client.ts'
 import { auditEvents } from '../db/schema.ts'
 import { sha256Hex } from '../lib/crypto.ts'
 import { enqueueWebhookDeliveries } from '../webhooks/enqueue.ts'
+import type { ActorAuthMethod } from '../actors/actor.ts'
 
 /** The four events webhooks carry, plus what else the trail records. */
 export const WEBHOOK_EVENT_TYPES = ['document.viewed', 'document.signed', 'document.completed', 'document.declined'] as const
@@ -20,7 +21,7 @@ export type AuditEventType =
   | 'document.sealed'
 
 /** How the actor proved who they are. */
-export type AuthMethod = 'api_key' | 'email_link' | 'email_link+email_code' | 'system'
+export type AuthMethod = ActorAuthMethod | 'email_link' | 'email_link+email_code' | 'system'
 
 export interface AuditEventInput {
   type: AuditEventType

@@ -1,8 +1,9 @@
 import { and, eq, inArray, sql } from 'drizzle-orm'
+import type { Actor } from '../actors/actor.ts'
 import type { Principal } from '../api-keys/api-keys.ts'
 import { insertMany } from '../db/bulk-insert.ts'
 import type { Db } from '../db/client.ts'
-import { orgs, usageEvents, type Plan } from '../db/schema.ts'
+import { orgs, usageEvents, type Plan, type UsageChannel } from '../db/schema.ts'
 import { AppError } from '../errors.ts'
 import { paymentProvider } from './payments.ts'
 import { CREDIT_PACK, formatUsd, PLAN_RULES, periodOf } from './plans.ts'
@@ -10,7 +11,7 @@ import { CREDIT_PACK, formatUsd, PLAN_RULES, periodOf } from './plans.ts'
 /** What is being metered: documents sent (REST, bulk, agent tools) or seals. */
 export interface UsageRequest {
   kind: 'send' | 'seal'
-  channel: 'rest' | 'bulk' | 'mcp'
+  channel: UsageChannel
   /** How many units the caller wants to create now. */
   wanted: number
   now: Date
@@ -38,6 +39,21 @@ interface MeterState {
   includedUsed: number
   /** Sum of billable units' prices, this period. */
   billedCents: number
+}
+
+/**
+ * The ledger's channel of a single send or seal: agent-tool calls are metered as such on every
+ * plan; the dashboard and the operator's CLI count as REST (bulk-send names its own channel).
+ */
+export function usageChannelOf(actor: Pick<Actor, 'channel'>): UsageChannel {
+  switch (actor.channel) {
+    case 'mcp':
+      return 'mcp'
+    case 'rest':
+    case 'dashboard':
+    case 'cli':
+      return 'rest'
+  }
 }
 
 /** REST sends and seals are unmetered on Business; bulk and agent-tool sends are metered on every plan. */

@@ -1,34 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
-import { usageEvents, type Plan } from '../db/schema.ts'
+import { usageEvents } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { requireOrg } from '../orgs/orgs.ts'
+import type { UsageReport } from './billing.schemas.ts'
 import { PERIOD_PATTERN, PLAN_RULES } from './plans.ts'
-
-/** An org's metered usage in one calendar month, and what is left of it. */
-export interface UsageReport {
-  org_id: string
-  plan: Plan
-  /** 'YYYY-MM' (UTC). */
-  period: string
-  /** Units the plan includes per month (on Business: for bulk and agent-tool sends; REST is unlimited). */
-  included_allowance: number
-  included_used: number
-  included_remaining: number
-  /** Units paid with pack credits in this period. */
-  credits_used: number
-  /** Credits left now (they never expire). */
-  credit_balance: number
-  billable_units: number
-  unit_price_cents: number
-  /** What the billable units of this period cost. */
-  amount_cents: number
-  /** Unmetered units (Business REST sends and seals), recorded for the record. */
-  unlimited_units: number
-  spend_cap_cents: number | null
-  /** Billable spend left under the cap this period; null = no cap. */
-  spend_cap_remaining_cents: number | null
-}
 
 const periodPattern = new RegExp(PERIOD_PATTERN)
 

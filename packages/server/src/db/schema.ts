@@ -43,6 +43,7 @@ export const orgs = pgTable('orgs', {
 
 export const USAGE_KINDS = ['send', 'seal'] as const
 export const USAGE_CHANNELS = ['rest', 'bulk', 'mcp'] as const
+export type UsageChannel = (typeof USAGE_CHANNELS)[number]
 /** How a unit of usage was paid for. */
 export const USAGE_BILLING = ['included', 'credit', 'billable', 'unlimited'] as const
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { and, eq, isNull } from 'drizzle-orm'
+import type { Actor } from '../actors/actor.ts'
 import type { Principal } from '../api-keys/api-keys.ts'
 import { startAuditTrails } from '../audit/audit-trail.ts'
 import { assertBulkAllowed, quoteUsage } from '../billing/metering.ts'
@@ -11,27 +12,11 @@ import { sha256Hex } from '../lib/crypto.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import type { Services } from '../services.ts'
 import { findTemplateToSend, sentEvent } from './create-document.ts'
+import type { BulkRecipient, BulkSendInput, BulkSendResult } from './documents.schemas.ts'
 import { invitationMessage, issueSigningLink } from './invitations.ts'
 
-export const MAX_BULK_RECIPIENTS = 10_000
 /** Recipients per transaction: each batch commits whole (documents, signers, invitations, usage, audit) or not at all. */
 const BATCH_SIZE = 250
-
-export interface BulkRecipient {
-  email: string
-  name?: string | null
-}
-export interface BulkSendInput {
-  template_id: string
-  recipients: BulkRecipient[]
-}
-export interface BulkSendResult {
-  sent: number
-  documents: { documentId: string; email: string }[]
-  skipped_cap_reached?: string[]
-  skipped_timeout_reached?: string[]
-  note?: string
-}
 
 type BulkServices = Pick<Services, 'db' | 'clock' | 'mail' | 'config'>
 
@@ -44,19 +29,19 @@ type BulkServices = Pick<Services, 'db' | 'clock' | 'mail' | 'config'>
  */
 export async function bulkSend(
   services: BulkServices,
-  principal: Principal,
+  actor: Actor,
   input: BulkSendInput,
   options: { idempotencyKey?: string | undefined } = {},
 ): Promise<BulkSendResult> {
   const startedAt = performance.now()
   const { db, config } = services
-  await assertBulkAllowed(db, principal, services.clock.now())
-  const template = await findTemplateToSend(db, principal, input.template_id)
+  await assertBulkAllowed(db, actor, services.clock.now())
+  const template = await findTemplateToSend(db, actor, input.template_id)
   if (template.roles.length !== 1 || template.roles[0] !== 0) {
     throw invalid(`Bulk-send needs a template with one signer (Party 1); "${template.name}" has fields for ${template.roles.length} parties.`)
   }
   const { unique, duplicates } = dedupe(input.recipients)
-  const request = await openBulkRequest(db, principal, options.idempotencyKey, sha256Hex(JSON.stringify(input)), services.clock.now(), config.bulkBudgetMs)
+  const request = await openBulkRequest(db, actor, options.idempotencyKey, sha256Hex(JSON.stringify(input)), services.clock.now(), config.bulkBudgetMs)
   if (request.replay) return request.replay
 
   const sent = new Map(request.alreadySent)
@@ -75,7 +60,7 @@ export async function bulkSend(
     // loop read sockets: yield between batches, or every other request waits for the whole send.
     await new Promise((resolve) => setImmediate(resolve))
     const batchStart = performance.now()
-    const created = await sendBatch(services, principal, template, request.id, batch)
+    const created = await sendBatch(services, actor, template, request.id, batch)
     slowestBatchMs = Math.max(slowestBatchMs, performance.now() - batchStart)
     services.mail.kick()
     for (const document of created) sent.set(document.email.toLowerCase(), document.documentId)
@@ -128,14 +113,14 @@ function noteFor(result: BulkSendResult, duplicates: number, resumed: number): s
 /** One transaction: the plan's allowance for the batch, then its documents, signers, invitations, usage and audit trails. */
 async function sendBatch(
   services: BulkServices,
-  principal: Principal,
+  actor: Actor,
   template: { id: string; name: string },
   bulkRequestId: string,
   batch: BulkRecipient[],
 ): Promise<{ documentId: string; email: string }[]> {
   const now = services.clock.now()
   return services.db.transaction(async (tx) => {
-    const usage = await quoteUsage(tx, principal, { kind: 'send', channel: 'bulk', wanted: batch.length, now })
+    const usage = await quoteUsage(tx, actor, { kind: 'send', channel: 'bulk', wanted: batch.length, now })
     const allowed = batch.slice(0, usage.allowed).map((r) => ({
       ...r,
       documentId: randomUUID(),
@@ -147,7 +132,7 @@ async function sendBatch(
       documents,
       allowed.map((r) => ({
         id: r.documentId,
-        orgId: principal.orgId,
+        orgId: actor.orgId,
         templateId: template.id,
         title: template.name,
         status: 'sent' as const,
@@ -164,12 +149,12 @@ async function sendBatch(
     )
     await startAuditTrails(
       tx,
-      allowed.map((r) => ({ document: { id: r.documentId, orgId: principal.orgId }, events: [{ ...sentEvent(principal, template.id, 1, now), data: { template_id: template.id, signers: 1, bulk_request_id: bulkRequestId } }] })),
+      allowed.map((r) => ({ document: { id: r.documentId, orgId: actor.orgId }, events: [{ ...sentEvent(actor, template.id, 1, now), data: { template_id: template.id, signers: 1, bulk_request_id: bulkRequestId } }] })),
     )
     await enqueueMail(
       tx,
       allowed.map((r) =>
-        invitationMessage(principal, { documentId: r.documentId, to: r.email, signerName: r.name ?? null, link: r.link, title: template.name, expiresAt: null }),
+        invitationMessage(actor, { documentId: r.documentId, to: r.email, signerName: r.name ?? null, link: r.link, title: template.name, expiresAt: null }),
       ),
     )
     await usage.record(allowed.map((r) => r.documentId))

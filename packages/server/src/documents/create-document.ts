@@ -1,7 +1,8 @@
 import { and, eq } from 'drizzle-orm'
 import type { Principal } from '../api-keys/api-keys.ts'
+import { auditedActor, type Actor } from '../actors/actor.ts'
 import { startAuditTrails, type AuditEventInput } from '../audit/audit-trail.ts'
-import { quoteUsage } from '../billing/metering.ts'
+import { quoteUsage, usageChannelOf } from '../billing/metering.ts'
 import type { Db } from '../db/client.ts'
 import { documents, signers, templates } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
@@ -9,45 +10,16 @@ import { isUuid } from '../lib/ids.ts'
 import { parseUtcDateTime } from '../lib/utc-date-time.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import type { Services } from '../services.ts'
+import type { CreateDocumentInput, MultiPartyCreated, SingleSignerCreated } from './documents.schemas.ts'
 import { domainWarnings } from './domain-warnings.ts'
 import { invitationMessage, issueSigningLink } from './invitations.ts'
-
-/** The spec's create body (validated for shape by the caller's schema; business rules are checked here). */
-export interface SignerInput {
-  email: string
-  name?: string | null
-  auth_required?: boolean
-}
-export interface CreateDocumentInput {
-  template_id: string
-  signer?: SignerInput
-  signers?: (SignerInput & { role: number })[]
-  expires_at?: string
-  invite_subject?: string
-  invite_message?: string
-}
-
-export interface SingleSignerCreated {
-  id: string
-  status: 'sent'
-  expires_at: string | null
-  auth_required: boolean
-  domain_warning?: string
-}
-export interface MultiPartyCreated {
-  id: string
-  status: 'sent'
-  expires_at: string | null
-  signers: { id: string; role: number; email: string; auth_required: boolean }[]
-  domain_warnings?: string[]
-}
 
 const partyLabel = (role: number): string => `Party ${role + 1} (role ${role})`
 
 /** Creates a document from a template, status `sent`, and queues one invitation per signer, in one transaction. */
 export async function createDocument(
   services: Pick<Services, 'db' | 'clock' | 'mail' | 'config'>,
-  principal: Principal,
+  actor: Actor,
   input: CreateDocumentInput,
 ): Promise<SingleSignerCreated | MultiPartyCreated> {
   const { db, clock } = services
@@ -56,7 +28,7 @@ export async function createDocument(
   }
   const expiresAt = resolveExpiry(input.expires_at, clock.now())
 
-  const template = await findTemplateToSend(db, principal, input.template_id)
+  const template = await findTemplateToSend(db, actor, input.template_id)
 
   const recipients = input.signer ? [{ ...input.signer, role: 0 }] : (input.signers ?? [])
   checkRoles(template.roles, recipients, input.signer !== undefined)
@@ -68,12 +40,12 @@ export async function createDocument(
   const withLinks = recipients.map((r) => ({ ...r, ...issueSigningLink(services.config.publicUrl) }))
   const now = clock.now()
   const created = await db.transaction(async (tx) => {
-    const usage = await quoteUsage(tx, principal, { kind: 'send', channel: 'rest', wanted: 1, now })
+    const usage = await quoteUsage(tx, actor, { kind: 'send', channel: usageChannelOf(actor), wanted: 1, now })
     if (usage.refusal) throw usage.refusal
     const [document] = await tx
       .insert(documents)
       .values({
-        orgId: principal.orgId,
+        orgId: actor.orgId,
         templateId: template.id,
         title: template.name,
         status: 'sent',
@@ -98,11 +70,11 @@ export async function createDocument(
       )
       .returning({ id: signers.id, role: signers.role, email: signers.email, authRequired: signers.authRequired })
     await usage.record([document.id])
-    await startAuditTrails(tx, [{ document: { id: document.id, orgId: principal.orgId }, events: [sentEvent(principal, template.id, signerRows.length, now)] }])
+    await startAuditTrails(tx, [{ document: { id: document.id, orgId: actor.orgId }, events: [sentEvent(actor, template.id, signerRows.length, now)] }])
     await enqueueMail(
       tx,
       withLinks.map((r) =>
-        invitationMessage(principal, {
+        invitationMessage(actor, {
           documentId: document.id,
           to: r.email,
           signerName: r.name ?? null,
@@ -143,11 +115,10 @@ export async function findTemplateToSend(db: Db, principal: Principal, templateI
 }
 
 /** The first event of every document's trail. */
-export const sentEvent = (principal: Principal, templateId: string, signerCount: number, now: Date): AuditEventInput => ({
+export const sentEvent = (actor: Actor, templateId: string, signerCount: number, now: Date): AuditEventInput => ({
   type: 'document.sent',
   occurredAt: now,
-  actorName: principal.orgName,
-  authMethod: 'api_key',
+  ...auditedActor(actor),
   data: { template_id: templateId, signers: signerCount },
 })
 

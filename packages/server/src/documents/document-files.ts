@@ -13,6 +13,8 @@ export interface FileDownload {
   contentType: 'application/pdf' | 'image/png'
   filename: string
   bytes: Uint8Array
+  /** SHA-256 of a stored file (the signed PDF, a certificate); a badge is drawn on each call. */
+  sha256?: string
 }
 
 /*
@@ -38,7 +40,7 @@ export async function readSignedPdf(
   const bytes = document.status === 'completed' && document.signedPdfSha256 ? await blobs.get(document.signedPdfSha256) : undefined
   if (!bytes) throw document.isVerifiedBadge ? notSealedYet() : signedPdfNotReady(document.sealError, Boolean(document.renderFailedAt))
   const filename = document.isVerifiedBadge ? `${fileBaseName(document.title)} (sealed).pdf` : signedPdfFilename(document.title)
-  return { contentType: 'application/pdf', filename, bytes }
+  return { contentType: 'application/pdf', filename, bytes, sha256: document.signedPdfSha256 ?? undefined }
 }
 
 export async function getSignedFile({ db, blobs }: FileServices, principal: Principal, documentId: string): Promise<FileDownload> {
@@ -53,7 +55,7 @@ export async function getCertificateFile({ db, blobs }: FileServices, principal:
     : []
   const bytes = seal?.sha256 ? await blobs.get(seal.sha256) : undefined
   if (!bytes) throw notFound('No standalone certificate for this document.')
-  return { contentType: 'application/pdf', filename: `${fileBaseName(document.title)} (certificate).pdf`, bytes }
+  return { contentType: 'application/pdf', filename: `${fileBaseName(document.title)} (certificate).pdf`, bytes, sha256: seal?.sha256 ?? undefined }
 }
 
 /** The Verified Badge, drawn anew from the audit trail on every call (the same trail gives the same bytes). */

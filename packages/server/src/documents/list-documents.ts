@@ -3,19 +3,12 @@ import type { Principal } from '../api-keys/api-keys.ts'
 import type { Db } from '../db/client.ts'
 import { documents, type DocumentStatus } from '../db/schema.ts'
 import type { Page } from '../lib/paging.ts'
-import { presentListItem, type DocumentListItem } from './present-document.ts'
+import type { DocumentList } from './documents.schemas.ts'
+import { presentListItem } from './present-document.ts'
 
 export interface ListDocumentsFilter extends Page {
   status?: DocumentStatus
   includeSelfSealed: boolean
-}
-
-export interface DocumentList {
-  documents: DocumentListItem[]
-  total: number
-  limit: number
-  offset: number
-  has_more: boolean
 }
 
 /** The org's documents, newest first; ties broken by id so pages never overlap or skip. */

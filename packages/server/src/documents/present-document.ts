@@ -1,40 +1,8 @@
-import type { documents, signers } from '../db/schema.ts'
+import type { documents } from '../db/schema.ts'
+import type { DocumentListItem, DocumentView, SignedPdfStatus } from './documents.schemas.ts'
 import type { DocumentStatusRow } from './find-document.ts'
 
 type DocumentRow = typeof documents.$inferSelect
-type SignerRow = typeof signers.$inferSelect
-
-/** The spec's Document list item. */
-export interface DocumentListItem {
-  id: string
-  title: string
-  status: DocumentRow['status']
-  is_verified_badge: boolean
-  created_at: string
-  updated_at: string
-  expires_at: string | null
-}
-
-/** The spec's Signer status object. */
-export interface SignerStatusView {
-  email: string
-  name: string | null
-  status: SignerRow['status']
-  signed_at: string | null
-  auth_required: boolean
-  auth_verified: boolean
-}
-
-/** Where a completed document's final (signed or sealed) PDF stands; null before completion. */
-export type SignedPdfStatus = 'pending' | 'ready' | 'failed'
-
-/** The spec's single-read Document (no is_verified_badge, plus signers), and the state of its final PDF (an extension). */
-export interface DocumentView extends Omit<DocumentListItem, 'is_verified_badge'> {
-  signers: SignerStatusView[]
-  signed_pdf_status: SignedPdfStatus | null
-  /** Why the final PDF is not ready: the last attempt's failure, or why it was given up. */
-  signed_pdf_error: string | null
-}
 
 /** The state of a document's final PDF, from its row. */
 export function signedPdfStatusOf(row: Pick<DocumentRow, 'status' | 'signedPdfSha256' | 'renderFailedAt'>): SignedPdfStatus | null {

@@ -1,5 +1,5 @@
 import { and, eq, inArray } from 'drizzle-orm'
-import type { Principal } from '../api-keys/api-keys.ts'
+import { auditedActor, type Actor } from '../actors/actor.ts'
 import { appendAuditEvents } from '../audit/audit-trail.ts'
 import { documents, signers } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
@@ -11,10 +11,10 @@ import { findDocument } from './find-document.ts'
 /** sent → voided, atomically; signers who have not signed are told their link no longer works. */
 export async function voidDocument(
   services: Pick<Services, 'db' | 'clock' | 'mail'>,
-  principal: Principal,
+  actor: Actor,
   documentId: string,
 ): Promise<{ success: true }> {
-  const document = await findDocument(services.db, principal.orgId, documentId)
+  const document = await findDocument(services.db, actor.orgId, documentId)
   const voided = await services.db.transaction(async (tx) => {
     // The status condition makes concurrent voids (or a void racing a completion) change the row once.
     const [row] = await tx
@@ -23,8 +23,8 @@ export async function voidDocument(
       .where(and(eq(documents.id, document.id), eq(documents.status, 'sent')))
       .returning({ id: documents.id, title: documents.title })
     if (!row) return false
-    await appendAuditEvents(tx, { id: row.id, orgId: principal.orgId }, [
-      { type: 'document.voided', occurredAt: services.clock.now(), actorName: principal.orgName, authMethod: 'api_key' },
+    await appendAuditEvents(tx, { id: row.id, orgId: actor.orgId }, [
+      { type: 'document.voided', occurredAt: services.clock.now(), ...auditedActor(actor) },
     ])
     const waiting = await tx
       .select({ email: signers.email, name: signers.name })
@@ -33,10 +33,10 @@ export async function voidDocument(
     await enqueueMail(
       tx,
       waiting.map((s) => ({
-        orgId: principal.orgId,
+        orgId: actor.orgId,
         documentId: row.id,
         to: s.email,
-        ...voidedMail({ orgName: principal.orgName, title: row.title, signerName: s.name }),
+        ...voidedMail({ orgName: actor.orgName, title: row.title, signerName: s.name }),
       })),
     )
     return true

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { actorFor, type Actor } from '../actors/actor.ts'
 import { authenticateApiKey, type Principal } from '../api-keys/api-keys.ts'
 import { FailedKeyLookups } from '../api-keys/failed-key-lookups.ts'
 import type { Services } from '../services.ts'
@@ -39,4 +40,16 @@ export function apiKeyAuth(services: Pick<Services, 'db' | 'principals' | 'clock
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new AppError('missing_api_key', MISSING_KEY)
   return request.principal
+}
+
+/** Who acts in a REST request: the key's org, through the REST API, never an agent (agents use /api/mcp). */
+export function actorOf(request: FastifyRequest): Actor {
+  return actorFor(principalOf(request), {
+    channel: 'rest',
+    authMethod: 'api_key',
+    agentTriggered: false,
+    clientName: null,
+    ip: request.ip,
+    userAgent: request.headers['user-agent'] ?? null,
+  })
 }

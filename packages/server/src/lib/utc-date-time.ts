@@ -2,7 +2,7 @@
  * The spec's expires_at format: YYYY-MM-DDTHH:MM[:SS[.fraction]]Z — UTC only (a numeric
  * offset is rejected) and a real calendar date. The empty string means "no expiry".
  */
-const UTC_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?Z$/
+export const UTC_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?Z$/
 
 export function parseUtcDateTime(value: string): Date | undefined {
   const match = UTC_DATE_TIME.exec(value)

@@ -1,28 +1,6 @@
 import type { CertificateMode } from '../db/schema.ts'
+import type { SealView } from './seal.schemas.ts'
 import { verifyUrlOf } from './verify-url.ts'
-
-/** A self-sealed document as the seal endpoints answer it (a REST extension; the agent tool returns its links). */
-export interface SealView {
-  id: string
-  title: string
-  status: 'completed'
-  is_verified_badge: true
-  certificate_mode: CertificateMode
-  /** 'sealed' once the timestamped seal is stored; 'pending' while the TSAs are retried; 'failed' when given up (the operator is alerted). */
-  seal_status: 'sealed' | 'pending' | 'failed'
-  sealed_at: string | null
-  timestamp_authority: string | null
-  /** SHA-256 of the sealed file, once sealed. */
-  sha256: string | null
-  original_sha256: string
-  /** Why the last attempt failed, while pending or failed. */
-  last_error: string | null
-  verify_url: string
-  sealed_file_url: string
-  certificate_file_url: string | null
-  badge_image_url: string
-  created_at: string
-}
 
 export interface SealRow {
   id: string

@@ -1,7 +1,8 @@
 import { and, eq } from 'drizzle-orm'
+import { auditedActor, type Actor } from '../actors/actor.ts'
 import type { Principal } from '../api-keys/api-keys.ts'
 import { startAuditTrails } from '../audit/audit-trail.ts'
-import { quoteUsage } from '../billing/metering.ts'
+import { quoteUsage, usageChannelOf } from '../billing/metering.ts'
 import type { Db } from '../db/client.ts'
 import { documents, selfSeals, type CertificateMode } from '../db/schema.ts'
 import type { FinalPdfDeps } from '../documents/final-pdf.ts'
@@ -11,16 +12,14 @@ import { invalid } from '../errors.ts'
 import { isUuid } from '../lib/ids.ts'
 import { requireVerifiedIdentity } from '../orgs/identity.ts'
 import { requireOrg } from '../orgs/orgs.ts'
-import { presentSeal, type SealView } from './present-seal.ts'
+import { presentSeal } from './present-seal.ts'
+import type { SealView } from './seal.schemas.ts'
 
 export interface SealRequest {
   pdf: Uint8Array
   title?: string
   filename?: string
   certificateMode?: CertificateMode
-  /** Which door the request came through, for metering and the audit trail. */
-  channel: 'rest' | 'mcp'
-  meta: { ip: string | null; userAgent: string | null }
 }
 
 const PDF_EXTENSION = /\.pdf$/i
@@ -47,12 +46,12 @@ function filenameOf(raw: string | undefined): string | null {
  * is_verified_badge, then seals it at once; if no TSA answers, the seal stays pending
  * (visible in the result) and the background job retries it.
  */
-export async function requestSeal(deps: FinalPdfDeps, principal: Principal, input: SealRequest): Promise<SealView> {
+export async function requestSeal(deps: FinalPdfDeps, actor: Actor, input: SealRequest): Promise<SealView> {
   const { db, clock, blobs } = deps
   const filename = filenameOf(input.filename)
   const title = titleOf(input.title, filename)
   const certificateMode = input.certificateMode ?? 'both'
-  const identity = requireVerifiedIdentity(await requireOrg(db, principal.orgId), clock.now())
+  const identity = requireVerifiedIdentity(await requireOrg(db, actor.orgId), clock.now())
   const { pages, incrementalBlocker, pdf, sha256 } = await deps.pdfWork.inspect(input.pdf)
   // A seal extends the upload by an incremental update, so the upload stays a byte-for-byte prefix of the sealed file.
   if (incrementalBlocker !== null) {
@@ -63,13 +62,13 @@ export async function requestSeal(deps: FinalPdfDeps, principal: Principal, inpu
 
   const documentId = await db.transaction(async (tx) => {
     const now = clock.now()
-    const usage = await quoteUsage(tx, principal, { kind: 'seal', channel: input.channel, wanted: 1, now })
+    const usage = await quoteUsage(tx, actor, { kind: 'seal', channel: usageChannelOf(actor), wanted: 1, now })
     if (usage.refusal) throw usage.refusal
     const sourcePdfSha256 = await blobs.put(tx, upload)
     const [document] = await tx
       .insert(documents)
       .values({
-        orgId: principal.orgId,
+        orgId: actor.orgId,
         title,
         status: 'completed',
         isVerifiedBadge: true,
@@ -82,7 +81,7 @@ export async function requestSeal(deps: FinalPdfDeps, principal: Principal, inpu
     if (!document) throw new Error('insert returned no row')
     await tx.insert(selfSeals).values({
       documentId: document.id,
-      orgId: principal.orgId,
+      orgId: actor.orgId,
       sourcePdfSha256,
       sourceFilename: filename,
       sourcePageCount: pageCount,
@@ -93,16 +92,12 @@ export async function requestSeal(deps: FinalPdfDeps, principal: Principal, inpu
     await usage.record([document.id])
     await startAuditTrails(tx, [
       {
-        document: { id: document.id, orgId: principal.orgId },
+        document: { id: document.id, orgId: actor.orgId },
         events: [
           {
             type: 'document.seal_requested',
             occurredAt: now,
-            actorName: principal.orgName,
-            authMethod: 'api_key',
-            agentTriggered: input.channel === 'mcp',
-            ip: input.meta.ip,
-            userAgent: input.meta.userAgent,
+            ...auditedActor(actor),
             data: { original_sha256: sourcePdfSha256, filename, pages: pageCount, certificate_mode: certificateMode, legal_name: identity.legalName },
           },
         ],
@@ -113,7 +108,7 @@ export async function requestSeal(deps: FinalPdfDeps, principal: Principal, inpu
 
   // The upload is still in memory: the inline seal takes it from here rather than reading it back.
   await produceOrReschedule(deps, { id: documentId, isVerifiedBadge: true, upload: pdf }, 1)
-  return getSeal(db, deps.config.publicUrl, principal, documentId)
+  return getSeal(db, deps.config.publicUrl, actor, documentId)
 }
 
 /** A self-sealed document of the org with the state of its seal; 404 for anything else. */

@@ -8,9 +8,22 @@ import { completedMail } from '../mail/templates.ts'
 import { authMethodOf } from './locked-state.ts'
 import type { CertificateSigner, RenderedFieldValue } from './signed-pdf.ts'
 
-const AUTH_METHOD_LABELS: Partial<Record<AuthMethod, string>> = {
+const AUTH_METHOD_LABELS: Record<AuthMethod, string> = {
   email_link: 'E-mail link',
   'email_link+email_code': 'E-mail link + one-time e-mail code',
+  api_key: 'an API key',
+  oauth: 'an OAuth grant',
+  session: 'a dashboard login',
+  operator: "the instance operator's command line",
+  system: 'Signet',
+}
+
+/** Who sent the document and how, from the first event of its trail: an AI agent's request says so. */
+function sentBy(trail: AuditEvent[], orgName: string): string {
+  const sent = trail.find((e) => e.type === 'document.sent')
+  if (!sent) return '—'
+  const how = AUTH_METHOD_LABELS[sent.authMethod as AuthMethod] ?? sent.authMethod ?? 'unknown means'
+  return sent.agentTriggered ? `An AI agent for ${orgName}, through the agent-tool endpoint (MCP), with ${how}` : `${orgName}, with ${how}`
 }
 
 /** A document's title made safe as the start of a file name. */
@@ -50,6 +63,7 @@ export async function produceSignedPdf(deps: FinalPdfDeps, documentId: string): 
       documentId,
       title: document.title,
       orgName: document.orgName,
+      sentBy: sentBy(trail, document.orgName),
       originalSha256: document.template.pdfSha256,
       completedAt: document.completedAt,
       signers: people.map((signer) => certificateSigner(signer, trail)),
@@ -101,7 +115,7 @@ function certificateSigner(signer: typeof signers.$inferSelect, trail: AuditEven
     name: signer.name,
     email: signer.email,
     role: signer.role,
-    authMethod: AUTH_METHOD_LABELS[authMethod] ?? authMethod,
+    authMethod: AUTH_METHOD_LABELS[authMethod],
     ip: signedEvent?.ip ?? null,
     userAgent: signedEvent?.userAgent ?? null,
     viewedAt: signer.viewedAt,

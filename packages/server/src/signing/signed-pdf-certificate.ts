@@ -17,6 +17,8 @@ export interface CertificateDetails {
   documentId: string
   title: string
   orgName: string
+  /** Who sent the document and how they authenticated; says so when an AI agent asked for it. */
+  sentBy: string
   /** SHA-256 hex of the original template PDF */
   originalSha256: string
   completedAt: Date
@@ -150,6 +152,7 @@ function documentSection(sheet: Sheet, details: CertificateDetails): void {
     row(sheet, 'Title', details.title),
     row(sheet, 'Document ID', details.documentId, { font: mono, size: 8.5 }),
     row(sheet, 'Organization', details.orgName),
+    row(sheet, 'Sent by', details.sentBy),
     row(sheet, 'Original SHA-256', details.originalSha256, { font: mono, size: 8.5 }),
     row(sheet, 'Completed (UTC)', utc(details.completedAt)),
   ]

@@ -4,7 +4,8 @@ import { templates } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { requireOrg } from '../orgs/orgs.ts'
 import { resolveFields, rolesOf } from './fields.ts'
-import { presentTemplate, type TemplateView } from './present-template.ts'
+import { presentTemplate } from './present-template.ts'
+import type { TemplateView } from './templates.schemas.ts'
 
 export interface CreateTemplateInput {
   orgId: string
@@ -18,7 +19,7 @@ export interface CreateTemplateInput {
 export async function createTemplate(
   services: Pick<Services, 'db' | 'blobs' | 'pdfWork'>,
   input: CreateTemplateInput,
-): Promise<TemplateView & { roles: number[] }> {
+): Promise<TemplateView> {
   const name = input.name.trim()
   if (name.length === 0 || name.length > 200) throw invalid('Template name must be 1 to 200 characters.')
   await requireOrg(services.db, input.orgId)
@@ -37,5 +38,5 @@ export async function createTemplate(
     if (!inserted) throw new Error('insert returned no row')
     return inserted
   })
-  return { ...presentTemplate(row), roles }
+  return presentTemplate(row)
 }

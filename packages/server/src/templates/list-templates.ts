@@ -3,23 +3,15 @@ import type { Db } from '../db/client.ts'
 import { templates } from '../db/schema.ts'
 import type { Principal } from '../api-keys/api-keys.ts'
 import type { Page } from '../lib/paging.ts'
-import { presentTemplate, type TemplateView } from './present-template.ts'
-
-export interface TemplateList {
-  templates: TemplateView[]
-  total: number
-  limit: number
-  offset: number
-  has_more: boolean
-  org_name: string | null
-}
+import { presentTemplate } from './present-template.ts'
+import type { TemplateList } from './templates.schemas.ts'
 
 /** The org's templates, newest first (ties broken by id so pages never overlap). */
 export async function listTemplates(db: Db, principal: Principal, page: Page): Promise<TemplateList> {
   const where = eq(templates.orgId, principal.orgId)
   const [rows, [totals]] = await Promise.all([
     db
-      .select({ id: templates.id, name: templates.name, pageCount: templates.pageCount, createdAt: templates.createdAt })
+      .select({ id: templates.id, name: templates.name, pageCount: templates.pageCount, createdAt: templates.createdAt, roles: templates.roles })
       .from(templates)
       .where(where)
       .orderBy(desc(templates.createdAt), desc(templates.id))

@@ -7,32 +7,10 @@ import type { Page } from '../lib/paging.ts'
 import type { Services } from '../services.ts'
 import { findEndpoint, type EndpointServices } from './endpoints.ts'
 import { assertWebhookPlan } from './plan.ts'
+import type { DeliveryList, DeliveryView } from './webhooks.schemas.ts'
 import { requireOrg } from '../orgs/orgs.ts'
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect
-
-/** One entry of an endpoint's delivery log. */
-export interface DeliveryView {
-  id: string
-  event: string
-  document_id: string | null
-  status: DeliveryRow['status']
-  attempts: number
-  response_code: number | null
-  latency_ms: number | null
-  error: string | null
-  created_at: string
-  delivered_at: string | null
-  attempt_log: DeliveryRow['attemptLog']
-}
-
-export interface DeliveryList {
-  deliveries: DeliveryView[]
-  total: number
-  limit: number
-  offset: number
-  has_more: boolean
-}
 
 const present = (row: DeliveryRow, documentId: string | null): DeliveryView => ({
   id: row.id,

@@ -9,6 +9,7 @@ import type { Services } from '../services.ts'
 import { assertWebhookPlan } from './plan.ts'
 import { newWebhookSecret } from './signature.ts'
 import { parseWebhookUrl, resolveWebhookAddresses, WebhookUrlError, type Resolver } from './ssrf-guard.ts'
+import type { WebhookEndpointView } from './webhooks.schemas.ts'
 
 /** Endpoints per org (the original service's limit too). */
 export const MAX_WEBHOOK_ENDPOINTS = 20
@@ -19,13 +20,6 @@ export type EndpointServices = Pick<Services, 'db' | 'clock'> & { config: Pick<C
 type EndpointRow = typeof webhookEndpoints.$inferSelect
 
 /** An endpoint as the API shows it: never its secret. */
-export interface WebhookEndpointView {
-  id: string
-  url: string
-  enabled: boolean
-  created_at: string
-}
-
 export const presentEndpoint = (row: EndpointRow): WebhookEndpointView => ({
   id: row.id,
   url: row.url,

@@ -1,4 +1,4 @@
-import { DeclineBody, EmptyBody, FinishBody, VerifyBody } from '../../src/http/routes/signing.schemas.ts'
+import { DeclineBody, EmptyBody, FinishBody, VerifyBody } from '../../src/signing/signing.schemas.ts'
 import type { JsonSchema } from './fuzz-values.ts'
 
 /** What the API fuzz test (test/api-fuzz.test.ts) needs to know of an operation to build requests for it. */

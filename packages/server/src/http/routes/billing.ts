@@ -10,7 +10,7 @@ import { principalOf } from '../auth.ts'
 import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
 import { ErrorBody, withCommonErrors } from '../schemas.ts'
 import { pageSecurityHeaders } from '../security-headers.ts'
-import { SpendCapBody, SpendCapView, UsageQuery, UsageReport } from './billing.schemas.ts'
+import { SpendCapBody, SpendCapView, UsageQuery, UsageReport } from '../../billing/billing.schemas.ts'
 
 const tags = ['Billing']
 

@@ -1,37 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
-import { bulkSend, MAX_BULK_RECIPIENTS } from '../../documents/bulk-send.ts'
+import { bulkSend } from '../../documents/bulk-send.ts'
 import { invalid } from '../../errors.ts'
 import type { Services } from '../../services.ts'
-import { principalOf } from '../auth.ts'
+import { actorOf } from '../auth.ts'
 import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
 import { ErrorBody, PaymentRequiredBody, withCommonErrors } from '../schemas.ts'
-import { Email, SignerName } from './documents.schemas.ts'
+import { BulkSendBody, BulkSendCreated, MAX_BULK_RECIPIENTS } from '../../documents/documents.schemas.ts'
 
 /** 10,000 recipients of ~100 bytes each, with room to spare. */
 const BULK_BODY_LIMIT = 4 * 1024 * 1024
-
-const BulkSendBody = Type.Object(
-  {
-    template_id: Type.String({ format: 'uuid' }),
-    recipients: Type.Array(Type.Object({ email: Email, name: SignerName }, { additionalProperties: false }), {
-      minItems: 1,
-      maxItems: MAX_BULK_RECIPIENTS,
-    }),
-  },
-  { additionalProperties: false },
-)
-
-const BulkSendCreated = Type.Object(
-  {
-    sent: Type.Integer({ description: 'documents in `documents`' }),
-    documents: Type.Array(Type.Object({ documentId: Type.String(), email: Type.String() }, { additionalProperties: false })),
-    skipped_cap_reached: Type.Optional(Type.Array(Type.String(), { description: 'not sent: plan allowance or spend cap reached' })),
-    skipped_timeout_reached: Type.Optional(Type.Array(Type.String(), { description: 'not sent: the time budget ran out; resubmit these' })),
-    note: Type.Optional(Type.String()),
-  },
-  { additionalProperties: false },
-)
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 
@@ -59,7 +36,7 @@ export const bulkSendRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))) {
         throw invalid('Idempotency-Key must be 1 to 255 visible ASCII characters.')
       }
-      const result = await bulkSend(services, principalOf(request), request.body, { idempotencyKey: key })
+      const result = await bulkSend(services, actorOf(request), request.body, { idempotencyKey: key })
       return reply.status(201).send(result)
     },
   )

@@ -6,7 +6,7 @@ import { getDocument } from '../../documents/get-document.ts'
 import { listDocuments } from '../../documents/list-documents.ts'
 import { voidDocument } from '../../documents/void-document.ts'
 import type { Services } from '../../services.ts'
-import { principalOf } from '../auth.ts'
+import { actorOf, principalOf } from '../auth.ts'
 import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
 import { sendFile } from '../send-file.ts'
 import { invalid } from '../../errors.ts'
@@ -19,7 +19,7 @@ import {
   MultiPartyCreated,
   SingleSignerCreated,
   VoidResult,
-} from './documents.schemas.ts'
+} from '../../documents/documents.schemas.ts'
 
 const tags = ['Documents']
 
@@ -52,7 +52,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         }),
       },
     },
-    async (request, reply) => reply.status(201).send(await createDocument(services, principalOf(request), request.body)),
+    async (request, reply) => reply.status(201).send(await createDocument(services, actorOf(request), request.body)),
   )
 
   app.get(
@@ -103,7 +103,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     },
     async (request) => {
       rejectAnyBody(request.body)
-      return voidDocument(services, principalOf(request), request.params.id)
+      return voidDocument(services, actorOf(request), request.params.id)
     },
   )
 

@@ -3,10 +3,10 @@ import { AppError } from '../../errors.ts'
 import { binaryBodyParser } from '../binary-body.ts'
 import { getSeal, requestSeal } from '../../seal/request-seal.ts'
 import type { Services } from '../../services.ts'
-import { principalOf } from '../auth.ts'
+import { actorOf, principalOf } from '../auth.ts'
 import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
 import { DocumentIdParams, ErrorBody, PaymentRequiredBody, withCommonErrors } from '../schemas.ts'
-import { PdfBody, SealQuery, SealView } from './seals.schemas.ts'
+import { PdfBody, SealQuery, SealView } from '../../seal/seal.schemas.ts'
 
 const tags = ['Seals']
 const PDF = 'application/pdf'
@@ -51,13 +51,11 @@ export const sealRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     async (request, reply) => {
       if (!Buffer.isBuffer(request.body) || request.body.byteLength === 0) throw new AppError('invalid_request', 'Send the PDF as the request body.')
       const { title, filename, certificate_mode } = request.query
-      const seal = await requestSeal(services, principalOf(request), {
+      const seal = await requestSeal(services, actorOf(request), {
         pdf: request.body,
         title,
         filename,
         certificateMode: certificate_mode,
-        channel: 'rest',
-        meta: { ip: request.ip, userAgent: request.headers['user-agent']?.slice(0, 500) ?? null },
       })
       return reply.status(seal.seal_status === 'sealed' ? 201 : 202).send(seal)
     },

@@ -12,7 +12,7 @@ import { renderSigningView } from '../../signing/signing-view.ts'
 import { statusPage } from '../../signing/web/pages.ts'
 import { pageSecurityHeaders } from '../security-headers.ts'
 import { sendFile } from '../send-file.ts'
-import { DeclineBody, EmptyBody, FinishBody, TokenParams, VerifyBody } from './signing.schemas.ts'
+import { DeclineBody, EmptyBody, FinishBody, TokenParams, VerifyBody } from '../../signing/signing.schemas.ts'
 
 const SESSION_COOKIE = 'signet_signing'
 

@@ -25,7 +25,7 @@ import {
   WebhookIdParams,
   WebhookList,
   WebhookSecret,
-} from './webhooks.schemas.ts'
+} from '../../webhooks/webhooks.schemas.ts'
 
 const tags = ['Webhooks']
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { MAX_DECLINE_REASON } from '../../signing/transitions.ts'
+import { MAX_DECLINE_REASON } from './transitions.ts'
 
 export const TokenParams = Type.Object({ token: Type.String({ maxLength: 64 }) }, { additionalProperties: false })
 

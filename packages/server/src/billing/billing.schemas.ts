@@ -1,6 +1,6 @@
-import { Type } from 'typebox'
-import { PLANS } from '../../db/schema.ts'
-import { MAX_SPEND_CAP_CENTS, PERIOD_PATTERN } from '../../billing/plans.ts'
+import { Type, type Static } from 'typebox'
+import { PLANS } from '../db/schema.ts'
+import { MAX_SPEND_CAP_CENTS, PERIOD_PATTERN } from './plans.ts'
 
 const Cents = (description: string) => Type.Integer({ minimum: 0, description })
 const NullableCents = (description: string) => Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description })
@@ -43,3 +43,5 @@ export const SpendCapView = Type.Object(
   { spend_cap_cents: NullableCents('the most billable usage per calendar month, in US cents; null = no cap') },
   { additionalProperties: false },
 )
+
+export type UsageReport = Static<typeof UsageReport>

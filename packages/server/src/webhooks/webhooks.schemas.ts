@@ -1,7 +1,7 @@
-import { Type } from 'typebox'
-import { WEBHOOK_DELIVERY_STATUSES } from '../../db/schema.ts'
-import { MAX_WEBHOOK_URL_LENGTH } from '../../webhooks/ssrf-guard.ts'
-import { NullableTimestamp, Offset, Timestamp } from '../schemas.ts'
+import { Type, type Static } from 'typebox'
+import { WEBHOOK_DELIVERY_STATUSES } from '../db/schema.ts'
+import { MAX_WEBHOOK_URL_LENGTH } from './ssrf-guard.ts'
+import { NullableTimestamp, Offset, Timestamp } from '../lib/schemas.ts'
 
 const Secret = Type.String({
   description:
@@ -94,3 +94,7 @@ export const DeliveryList = Type.Object(
 )
 
 export const Redelivery = Type.Object({ id: Type.String(), status: Type.Literal('pending') }, { additionalProperties: false })
+
+export type DeliveryView = Static<typeof Delivery>
+export type DeliveryList = Static<typeof DeliveryList>
+export type WebhookEndpointView = Static<typeof WebhookEndpoint>

@@ -1,6 +1,6 @@
-import { Type } from 'typebox'
-import { CERTIFICATE_MODES } from '../../db/schema.ts'
-import { NullableTimestamp, Timestamp } from '../schemas.ts'
+import { Type, type Static } from 'typebox'
+import { CERTIFICATE_MODES } from '../db/schema.ts'
+import { NullableTimestamp, Timestamp } from '../lib/schemas.ts'
 
 /** The uploaded PDF itself, as the raw request body (validated by its content-type parser, not by Ajv). */
 export const PdfBody = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The PDF to seal (at most 25 MB), sent as the raw body' })
@@ -45,3 +45,6 @@ export const SealView = Type.Object(
   },
   { additionalProperties: false },
 )
+
+export type SealQuery = Static<typeof SealQuery>
+export type SealView = Static<typeof SealView>

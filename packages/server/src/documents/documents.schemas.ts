@@ -1,7 +1,7 @@
-import { Type } from 'typebox'
-import { DOCUMENT_STATUSES, SIGNER_STATUSES } from '../../db/schema.ts'
-import { MAX_ROLE } from '../../templates/fields.ts'
-import { NullableTimestamp, Offset, Timestamp } from '../schemas.ts'
+import { Type, type Static } from 'typebox'
+import { DOCUMENT_STATUSES, SIGNER_STATUSES } from '../db/schema.ts'
+import { MAX_ROLE } from '../templates/fields.ts'
+import { NullableTimestamp, Offset, Timestamp } from '../lib/schemas.ts'
 
 export const Email = Type.String({ format: 'email', maxLength: 254, description: 'no leading dot, no consecutive dots, TLD of 2+ letters' })
 export const SignerName = Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()]))
@@ -19,11 +19,14 @@ export const PartySignerInput = Type.Object(
   { additionalProperties: false },
 )
 
+/** A multi-party send's signers: one per role of the template. */
+export const PartySigners = Type.Array(PartySignerInput, { minItems: 1, maxItems: 20 })
+
 export const CreateDocumentBody = Type.Object(
   {
     template_id: Type.String({ format: 'uuid' }),
     signer: Type.Optional(SingleSignerInput),
-    signers: Type.Optional(Type.Array(PartySignerInput, { minItems: 1, maxItems: 20 })),
+    signers: Type.Optional(PartySigners),
     expires_at: Type.Optional(
       Type.String({ format: 'utc-date-time', description: 'UTC ISO-8601 ending in Z (seconds and fraction optional), or "" for none' }),
     ),
@@ -126,3 +129,39 @@ export const DocumentView = Type.Object(
 )
 
 export const VoidResult = Type.Object({ success: Type.Literal(true) }, { additionalProperties: false })
+
+export const MAX_BULK_RECIPIENTS = 10_000
+
+export const BulkSendBody = Type.Object(
+  {
+    template_id: Type.String({ format: 'uuid' }),
+    recipients: Type.Array(Type.Object({ email: Email, name: SignerName }, { additionalProperties: false }), {
+      minItems: 1,
+      maxItems: MAX_BULK_RECIPIENTS,
+    }),
+  },
+  { additionalProperties: false },
+)
+
+export const BulkSendCreated = Type.Object(
+  {
+    sent: Type.Integer({ description: 'documents in `documents`' }),
+    documents: Type.Array(Type.Object({ documentId: Type.String(), email: Type.String() }, { additionalProperties: false })),
+    skipped_cap_reached: Type.Optional(Type.Array(Type.String(), { description: 'not sent: plan allowance or spend cap reached' })),
+    skipped_timeout_reached: Type.Optional(Type.Array(Type.String(), { description: 'not sent: the time budget ran out; resubmit these' })),
+    note: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+)
+
+export type CreateDocumentInput = Static<typeof CreateDocumentBody>
+export type SingleSignerCreated = Static<typeof SingleSignerCreated>
+export type MultiPartyCreated = Static<typeof MultiPartyCreated>
+export type DocumentListItem = Static<typeof DocumentListItem>
+export type ListDocumentsQuery = Static<typeof ListDocumentsQuery>
+export type DocumentList = Static<typeof DocumentList>
+export type DocumentView = Static<typeof DocumentView>
+export type SignedPdfStatus = NonNullable<DocumentView['signed_pdf_status']>
+export type BulkSendInput = Static<typeof BulkSendBody>
+export type BulkRecipient = BulkSendInput['recipients'][number]
+export type BulkSendResult = Static<typeof BulkSendCreated>

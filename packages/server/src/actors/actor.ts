@@ -1,0 +1,48 @@
+import type { Principal } from '../api-keys/api-keys.ts'
+
+/** The doors a request comes through. Declared once: metering, audit and the certificate page read it from the Actor. */
+export const CHANNELS = ['rest', 'mcp', 'dashboard', 'cli'] as const
+export type Channel = (typeof CHANNELS)[number]
+
+/** How whoever acts on behalf of an org proved it. */
+export const ACTOR_AUTH_METHODS = ['api_key', 'oauth', 'session', 'operator'] as const
+export type ActorAuthMethod = (typeof ACTOR_AUTH_METHODS)[number]
+
+/**
+ * Whoever acts on an org's behalf, as one value: the org (a Principal, so read operations
+ * scoped by org take an Actor as they are), the door, how it authenticated, whether an AI
+ * agent made the call, and the client's name and address for the audit trail. Domain
+ * operations that record, meter or audit take an Actor; none of them hard-codes a channel.
+ */
+export interface Actor extends Principal {
+  channel: Channel
+  authMethod: ActorAuthMethod
+  /** True when an AI agent made the call (every MCP call): the audit trail and certificate say so. */
+  agentTriggered: boolean
+  /** The client's own name when it gives one (an MCP client's clientInfo, an OAuth client). */
+  clientName: string | null
+  ip: string | null
+  userAgent: string | null
+}
+
+/** The longest user agent the audit trail keeps. */
+const MAX_USER_AGENT = 500
+
+export function actorFor(principal: Principal, how: Omit<Actor, keyof Principal>): Actor {
+  return { ...principal, ...how, userAgent: how.userAgent?.slice(0, MAX_USER_AGENT) ?? null }
+}
+
+/** The audit trail's fields that say who acted. */
+export function auditedActor(actor: Actor) {
+  return {
+    actorName: actor.clientName ? `${actor.orgName} (${actor.clientName})` : actor.orgName,
+    authMethod: actor.authMethod,
+    agentTriggered: actor.agentTriggered,
+    ip: actor.ip,
+    userAgent: actor.userAgent,
+  } as const
+}
+
+/** The instance's operator acting for an org from the command line (benchmarks and the admin CLI). */
+export const operatorActor = (principal: Principal): Actor =>
+  actorFor(principal, { channel: 'cli', authMethod: 'operator', agentTriggered: false, clientName: null, ip: null, userAgent: null })
