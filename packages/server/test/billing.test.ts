@@ -248,6 +248,7 @@ describe('Pro and Team', () => {
       unlimited_units: 0,
       spend_cap_cents: null,
       spend_cap_remaining_cents: null,
+      units_by_source: { rest_sends: 102, bulk_sends: 0, agent_tool_sends: 0, seals: 0 },
     })
   })
 

@@ -33,15 +33,15 @@ describe('GET /api/v1/templates', () => {
     expect(await list(org.apiKey)).toEqual({ templates: [], total: 0, limit: 500, offset: 0, has_more: false, org_name: org.name })
   })
 
-  test('items are exactly {id, name, page_count, created_at}, newest first', async () => {
+  test('items are exactly {id, name, page_count, created_at, roles}, newest first', async () => {
     const org = await bareOrg()
     const older = await server.createTemplate(org.orgId, { name: 'NDA', pages: 1 })
     const newer = await server.createTemplate(org.orgId, { name: 'Master services agreement', pages: 3 })
     const body = await list(org.apiKey)
     expect(body).toMatchObject({ total: 2, limit: 500, offset: 0, has_more: false, org_name: org.name })
     expect(body.templates).toEqual([
-      { id: newer.id, name: 'Master services agreement', page_count: 3, created_at: expect.stringMatching(/Z$/) as unknown },
-      { id: older.id, name: 'NDA', page_count: 1, created_at: expect.stringMatching(/Z$/) as unknown },
+      { id: newer.id, name: 'Master services agreement', page_count: 3, created_at: expect.stringMatching(/Z$/) as unknown, roles: [0] },
+      { id: older.id, name: 'NDA', page_count: 1, created_at: expect.stringMatching(/Z$/) as unknown, roles: [0] },
     ])
   })
 

@@ -26,6 +26,15 @@ export const UsageReport = Type.Object(
     unlimited_units: Type.Integer({ description: 'unmetered units (Business REST sends and seals)' }),
     spend_cap_cents: NullableCents('self-set monthly cap on billable usage; null = none'),
     spend_cap_remaining_cents: NullableCents('billable spend left under the cap this period; null = no cap'),
+    units_by_source: Type.Object(
+      {
+        rest_sends: Type.Integer({ minimum: 0 }),
+        bulk_sends: Type.Integer({ minimum: 0 }),
+        agent_tool_sends: Type.Integer({ minimum: 0, description: 'documents sent through the agent-tool endpoint (MCP)' }),
+        seals: Type.Integer({ minimum: 0 }),
+      },
+      { additionalProperties: false, description: 'this period\'s units by where they came from, whatever paid for them' },
+    ),
   },
   { additionalProperties: false },
 )

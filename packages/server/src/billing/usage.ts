@@ -14,13 +14,18 @@ export async function usageReport(db: Db, orgId: string, period: string): Promis
   const rows = await db
     .select({
       billing: usageEvents.billing,
+      kind: usageEvents.kind,
+      channel: usageEvents.channel,
       units: sql<number>`count(*)`.mapWith(Number),
       cents: sql<number>`coalesce(sum(${usageEvents.unitPriceCents}), 0)`.mapWith(Number),
     })
     .from(usageEvents)
     .where(and(eq(usageEvents.orgId, orgId), eq(usageEvents.period, period)))
-    .groupBy(usageEvents.billing)
-  const by = (billing: string) => rows.find((r) => r.billing === billing) ?? { units: 0, cents: 0 }
+    .groupBy(usageEvents.billing, usageEvents.kind, usageEvents.channel)
+  const sum = (match: (row: (typeof rows)[number]) => boolean) =>
+    rows.filter(match).reduce((total, row) => ({ units: total.units + row.units, cents: total.cents + row.cents }), { units: 0, cents: 0 })
+  const by = (billing: string) => sum((r) => r.billing === billing)
+  const units = (kind: string, channel?: string) => sum((r) => r.kind === kind && (channel === undefined || r.channel === channel)).units
   const rules = PLAN_RULES[org.plan]
   const included = by('included').units
   const amount = by('billable').cents
@@ -39,5 +44,11 @@ export async function usageReport(db: Db, orgId: string, period: string): Promis
     unlimited_units: by('unlimited').units,
     spend_cap_cents: org.spendCapCents,
     spend_cap_remaining_cents: org.spendCapCents === null ? null : Math.max(0, org.spendCapCents - amount),
+    units_by_source: {
+      rest_sends: units('send', 'rest'),
+      bulk_sends: units('send', 'bulk'),
+      agent_tool_sends: units('send', 'mcp'),
+      seals: units('seal'),
+    },
   }
 }

@@ -36,30 +36,37 @@ function fileOutcome(documentId: string, file: FileDownload, downloadUrl: string
 
 const documentUrl = (publicUrl: string, documentId: string, file: string) => `${publicUrl}/api/v1/documents/${documentId}/${file}`
 
-export const getSignedFileTool = defineTool({
+/** A tool that returns one of a document's stored PDFs, as the REST download of the same name does. */
+const pdfFileTool = (spec: { name: string; title: string; description: string; path: string; get: typeof getSignedFile }) =>
+  defineTool({
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    input: DocumentIdInput,
+    output: FileOutput,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: async ({ services, actor }, { document_id }) =>
+      fileOutcome(document_id, await spec.get(services, actor, document_id), documentUrl(services.config.publicUrl, document_id, spec.path)),
+  })
+
+export const getSignedFileTool = pdfFileTool({
   name: 'get_signed_file',
   title: 'Download the signed PDF',
   description:
     'Returns the final PDF of a completed document as an embedded resource (application/pdf, base64): the flattened signed PDF with its signing certificate, ' +
     "sealed by this service; for a self-sealed document, the sealed file. Only once get_document_status says completed; before that it says the file is not ready.",
-  input: DocumentIdInput,
-  output: FileOutput,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  run: async ({ services, actor }, { document_id }) =>
-    fileOutcome(document_id, await getSignedFile(services, actor, document_id), documentUrl(services.config.publicUrl, document_id, 'signed-file')),
+  path: 'signed-file',
+  get: getSignedFile,
 })
 
-export const getCertificateFileTool = defineTool({
+export const getCertificateFileTool = pdfFileTool({
   name: 'get_certificate_file',
   title: 'Download the standalone seal certificate',
   description:
     'Returns the standalone certificate PDF of a document sealed with seal_document in certificate_mode "separate" or "both", as an embedded resource (application/pdf). ' +
     'Documents sealed with "appended" carry the certificate inside the sealed file instead (get_signed_file).',
-  input: DocumentIdInput,
-  output: FileOutput,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  run: async ({ services, actor }, { document_id }) =>
-    fileOutcome(document_id, await getCertificateFile(services, actor, document_id), documentUrl(services.config.publicUrl, document_id, 'certificate')),
+  path: 'certificate',
+  get: getCertificateFile,
 })
 
 export const getBadgeImageTool = defineTool({
