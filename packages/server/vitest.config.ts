@@ -6,6 +6,8 @@ export default defineConfig({
     // Each file boots its own database (PGlite, or a connection pool on DATABASE_URL).
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll's own default deadline (1 s) is less than a busy machine may need to get there.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
   },
 })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { executeAdminCommand } from '../src/admin/commands.ts'
 import { AppError } from '../src/errors.ts'
-import { expectError, setupOrg, type TestOrg } from './helpers/api.ts'
+import { bodyOf, expectError, setupOrg, type TestOrg } from './helpers/api.ts'
 import { flateBombPdf, heapHungryPdf, hugeImagePdf, imageHeavyPdf, lzwBombPdf, manyObjectsPdf, manyPagesPdf, objectStreamBombPdf } from './helpers/hostile-pdfs.ts'
 import { makePdf } from './helpers/pdf.ts'
 import { postSeal, verifyIdentity } from './helpers/seals.ts'
@@ -115,16 +115,31 @@ describe('the worker pool', () => {
     expect(await slow).toBeInstanceOf(AppError)
   })
 
-  test('over HTTP, concurrent uploads beyond the pool get 503 with Retry-After; the others are sealed', async () => {
+  /*
+   * An upload refused while it is opened gets 503 (nothing was stored). One that was opened and
+   * stored but whose seal then found every worker busy is accepted as pending (202): the seal is
+   * retried in the background, so the client must not send it again.
+   */
+  test('over HTTP, concurrent uploads beyond the pool get 503 with Retry-After, or 202 when already stored; the others are sealed', async () => {
     const pdf = imageHeavyPdf(4)
     const responses = await Promise.all(Array.from({ length: 6 }, () => sealOn(pdf)))
     const statuses = responses.map((response) => response.status)
-    expect(statuses).toContain(201)
     expect(statuses).toContain(503)
-    expect(statuses.every((status) => status === 201 || status === 503)).toBe(true)
+    expect(statuses.every((status) => status === 201 || status === 202 || status === 503)).toBe(true)
     for (const response of responses.filter((candidate) => candidate.status === 503)) {
       expect(response.headers.get('retry-after')).toBe('5')
       await expectError(response, 503, 'The server is busy with other documents. Try again in 5 seconds.')
     }
-  })
+    const accepted = await Promise.all(responses.filter((r) => r.status !== 503).map((r) => bodyOf<{ id: string; seal_status: string; last_error: string | null }>(r)))
+    expect(accepted.length).toBeGreaterThan(0)
+    for (const seal of accepted.filter((s) => s.seal_status === 'pending')) {
+      expect(seal.last_error).toBe('every PDF worker of this server was busy; it is retried in a few seconds')
+    }
+    // Every accepted upload ends sealed: the pending ones by the background job.
+    for (const seal of accepted) {
+      await expect
+        .poll(async () => (await bodyOf<{ seal_status: string }>(await busy.request(`/api/v1/seals/${seal.id}`, { key: busyOrg.apiKey }))).seal_status, { timeout: 60_000, interval: 500 })
+        .toBe('sealed')
+    }
+  }, 120_000)
 })

@@ -85,12 +85,13 @@ describe('POST /api/v1/documents: 60 per hour per org', () => {
   })
 
   test('Retry-After counts down to the top of the hour, and the next window starts afresh', async () => {
-    setNow('2031-03-01T10:59:50Z')
+    // 45 s before the hour: the clock runs on in real time, and a busy machine may take seconds.
+    setNow('2031-03-01T10:59:15Z')
     const refused = await send(org)
     expect(refused.status).toBe(429)
     const wait = Number(refused.headers.get('retry-after'))
     expect(wait).toBeGreaterThan(0)
-    expect(wait).toBeLessThanOrEqual(10)
+    expect(wait).toBeLessThanOrEqual(45)
     expect(rateLimitOf(refused).t).toBe(wait)
     await expectError(refused, 429, `Rate limit exceeded. Try again in ${wait} second${wait === 1 ? '' : 's'}.`)
 
@@ -98,7 +99,7 @@ describe('POST /api/v1/documents: 60 per hour per org', () => {
     const fresh = await send(org)
     expect(fresh.status).toBe(201)
     expect(rateLimitOf(fresh)).toMatchObject({ r: 59 })
-    expect(rateLimitOf(fresh).t).toBeGreaterThan(3590)
+    expect(rateLimitOf(fresh).t).toBeGreaterThan(3500)
   })
 
   test('windows more than two hours old are pruned (at most every 10 minutes per process)', async () => {

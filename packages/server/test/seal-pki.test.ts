@@ -356,7 +356,8 @@ describe('the time-stamp authority chain', () => {
       const failure = await chain.timestamp(digest, 'SHA-256').catch((error: unknown) => error)
       expect(failure).toBeInstanceOf(TimestampUnavailableError)
       expect((failure as TimestampUnavailableError).failures[0]?.reason).toMatch(/time/i)
-      expect(performance.now() - started).toBeLessThan(2_000)
+      // Its own 300-ms deadline, not fetch's defaults of minutes: seconds of slack for a busy machine.
+      expect(performance.now() - started).toBeLessThan(10_000)
     } finally {
       server.closeAllConnections()
       server.close()

@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks'
 import { eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { executeAdminCommand } from '../src/admin/commands.ts'
 import { readAuditTrail, type AuditEvent } from '../src/audit/audit-trail.ts'
 import { webhookDeliveries } from '../src/db/schema.ts'
+import { ATTEMPT_TIMEOUT_MS, RETRY_DELAY_MS } from '../src/webhooks/dispatcher.ts'
 import { httpWebhookTransport } from '../src/webhooks/transport.ts'
 import { bodyOf, setupOrg, type Json, type TestOrg } from './helpers/api.ts'
 import { sendForSigning, valuesFor, type SignerClient } from './helpers/signing.ts'
@@ -36,6 +37,15 @@ type LoggedDelivery = DeliveryView
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/*
+ * The spec's timings (a 5-s attempt timeout, one retry 1 s later) are minimums, checked as
+ * such; from above they are checked only against what a wrong rule would do (no timeout, a
+ * retry only after the 60-s lease): SLACK_MS leaves a busy machine seconds to spare.
+ */
+const SLACK_MS = 5_000
+/** The receiver sees an attempt's timeout drop the connection no sooner than this after the request arrived. */
+const TIMED_OUT_NO_SOONER_THAN_MS = ATTEMPT_TIMEOUT_MS - 1_000
 
 async function newReceiver(): Promise<WebhookReceiver> {
   const receiver = await startWebhookReceiver()
@@ -87,12 +97,10 @@ async function webhookEventsOf(documentId: string): Promise<AuditEvent[]> {
 
 const bodies = (received: ReceivedWebhook[]) => received.map((r) => r.body).sort()
 
-/** Opens the signer's document and checks the request did not wait for any delivery. */
-async function viewQuickly(signer: SignerClient | undefined): Promise<void> {
-  const started = performance.now()
+/** Opens the signer's document (that it does not wait for the deliveries it queues is shown with a hanging receiver). */
+async function view(signer: SignerClient | undefined): Promise<void> {
   const response = await signer?.view()
   expect(response?.status).toBe(200)
-  expect(performance.now() - started).toBeLessThan(1000)
 }
 
 describe('a real signing run', () => {
@@ -103,13 +111,13 @@ describe('a real signing run', () => {
 
     const signed = await sendForSigning(server, org, { roles: [0, 1], names: ['Ann Smith', 'Bob Jones'] })
     const [ann, bob] = signed.signers
-    await viewQuickly(ann)
+    await view(ann)
     expect((await ann?.finish(valuesFor(0)))?.status).toBe(200)
-    await viewQuickly(bob)
+    await view(bob)
     expect(await bodyOf((await bob?.finish(valuesFor(1))) as Response)).toEqual({ status: 'signed', document_status: 'completed' })
 
     const declined = await sendForSigning(server, org, { roles: [0] })
-    await viewQuickly(declined.signers[0])
+    await view(declined.signers[0])
     expect((await declined.signers[0]?.decline('Wrong amount'))?.status).toBe(200)
 
     const events = [...(await webhookEventsOf(signed.documentId)), ...(await webhookEventsOf(declined.documentId))]
@@ -184,14 +192,14 @@ describe('delivery rules', () => {
     const { receiver, endpoint } = await connect(org)
     receiver.failNext(1)
     const run = await sendForSigning(server, org)
-    await viewQuickly(run.signers[0])
+    await view(run.signers[0])
 
     const [first, retry] = await receiver.waitFor(2)
     expect(first?.answered).toBe(500)
     expect(retry?.answered).toBe(200)
-    const gapSeconds = ((retry?.arrivedAt ?? 0) - (first?.arrivedAt ?? 0)) / 1000
-    expect(gapSeconds).toBeGreaterThanOrEqual(0.9)
-    expect(gapSeconds).toBeLessThanOrEqual(2)
+    const gap = (retry?.arrivedAt ?? 0) - (first?.arrivedAt ?? 0)
+    expect(gap).toBeGreaterThanOrEqual(RETRY_DELAY_MS - 100)
+    expect(gap).toBeLessThan(RETRY_DELAY_MS + SLACK_MS)
     expect(retry?.body).toBe(first?.body)
     expect(retry?.headers['webhook-id']).toBe(first?.headers['webhook-id'])
     expect(retry?.signatureValid).toBe(true)
@@ -211,26 +219,28 @@ describe('delivery rules', () => {
     const { receiver, endpoint } = await connect(org)
     receiver.hang()
     const run = await sendForSigning(server, org)
-    await viewQuickly(run.signers[0])
+    await view(run.signers[0])
+    // The signer's request did not wait for the delivery: no attempt had been given up when it was answered.
+    expect(receiver.received.filter((r) => r.abandonedAt !== undefined)).toEqual([])
 
-    const [first, retry] = await receiver.waitFor(2, 20_000)
-    const abandonedAfter = ((first?.abandonedAt ?? Infinity) - (first?.arrivedAt ?? 0)) / 1000
-    expect(abandonedAfter).toBeGreaterThanOrEqual(4.5)
-    expect(abandonedAfter).toBeLessThanOrEqual(7)
-    const retryAfterAbandon = ((retry?.arrivedAt ?? 0) - (first?.abandonedAt ?? 0)) / 1000
-    expect(retryAfterAbandon).toBeGreaterThanOrEqual(0.9)
-    expect(retryAfterAbandon).toBeLessThanOrEqual(2)
+    const [first, retry] = await receiver.waitFor(2, 30_000)
+    const abandonedAfter = (first?.abandonedAt ?? Infinity) - (first?.arrivedAt ?? 0)
+    expect(abandonedAfter).toBeGreaterThanOrEqual(TIMED_OUT_NO_SOONER_THAN_MS)
+    expect(abandonedAfter).toBeLessThan(ATTEMPT_TIMEOUT_MS + SLACK_MS)
+    const retryAfterAbandon = (retry?.arrivedAt ?? 0) - (first?.abandonedAt ?? 0)
+    expect(retryAfterAbandon).toBeGreaterThanOrEqual(RETRY_DELAY_MS - 100)
+    expect(retryAfterAbandon).toBeLessThan(RETRY_DELAY_MS + SLACK_MS)
 
     const [delivery] = await settledLog(org, endpoint.id, 1, 20_000)
     expect(delivery).toMatchObject({ status: 'failed', attempts: 2, response_code: null, delivered_at: null, error: expect.stringMatching(/timed out/) as unknown })
     for (const attempt of delivery?.attempt_log ?? []) {
       expect(attempt.status_code).toBeNull()
-      expect(attempt.latency_ms).toBeGreaterThanOrEqual(4900)
-      expect(attempt.latency_ms).toBeLessThan(6500)
+      expect(attempt.latency_ms).toBeGreaterThanOrEqual(ATTEMPT_TIMEOUT_MS - 100)
+      expect(attempt.latency_ms).toBeLessThan(ATTEMPT_TIMEOUT_MS + SLACK_MS)
     }
     expect(delivery?.attempt_log).toHaveLength(2)
     expect(await receiver.countAfter(1500)).toBe(0)
-  }, 40_000)
+  }, 90_000)
 
   it('stops at shutdown without waiting for a hanging receiver, and gives the delivery back for the next process', async () => {
     const own = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', JOB_POLL_MS: '100' } })
@@ -244,11 +254,11 @@ describe('delivery rules', () => {
       expect((await run.signers[0]?.view())?.status).toBe(200)
       const [request] = await receiver.waitFor(1)
 
-      const started = performance.now()
       await own.services.webhooks.stop()
-      expect(performance.now() - started).toBeLessThan(1000)
-      await sleep(100)
-      expect(request?.abandonedAt).toEqual(expect.any(Number))
+      // The receiver sees the connection dropped (once its socket has been read)...
+      await vi.waitFor(() => expect(request?.abandonedAt).toEqual(expect.any(Number)), { timeout: 10_000, interval: 20 })
+      // ...by stop(), not by the attempt's own timeout (which, as shown above, drops it later than this).
+      expect((request?.abandonedAt ?? Infinity) - (request?.arrivedAt ?? 0)).toBeLessThan(TIMED_OUT_NO_SOONER_THAN_MS)
       // Not logged as an attempt, and due again at once rather than after its lease.
       const [row] = await own.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId))
       expect(row).toMatchObject({ status: 'pending', attempts: 0, attemptLog: [] })
@@ -264,7 +274,7 @@ describe('delivery rules', () => {
     const elsewhere = await newReceiver()
     receiver.redirectTo(elsewhere.url)
     const run = await sendForSigning(server, org)
-    await viewQuickly(run.signers[0])
+    await view(run.signers[0])
 
     const received = await receiver.waitFor(2)
     expect(received.map((r) => r.answered)).toEqual([302, 302])
@@ -279,7 +289,7 @@ describe('delivery rules', () => {
     const rotated = await bodyOf<{ secret: string }>(await server.request(`/api/v1/webhooks/${endpoint.id}/rotate-secret`, { method: 'POST', key: org.apiKey }))
     receiver.secret = rotated.secret
     const run = await sendForSigning(server, org)
-    await viewQuickly(run.signers[0])
+    await view(run.signers[0])
     const [request] = await receiver.waitFor(1)
     expect(request?.signatureValid).toBe(true)
     expect(request && verifyStandardSignature(rotated.secret, request.body, request.headers)).toBe(true)
@@ -295,7 +305,7 @@ describe('endpoint lifecycle and plans', () => {
     expect((await server.request(`/api/v1/webhooks/${removed.endpoint.id}`, { method: 'DELETE', key: org.apiKey })).status).toBe(200)
 
     const run = await sendForSigning(server, org)
-    await viewQuickly(run.signers[0])
+    await view(run.signers[0])
     await kept.receiver.waitFor(1)
     expect(await removed.receiver.countAfter(500)).toBe(0)
     expect(await server.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, removed.endpoint.id))).toEqual([])
@@ -318,10 +328,10 @@ describe('endpoint lifecycle and plans', () => {
     const patch = (enabled: boolean) => server.request(`/api/v1/webhooks/${endpoint.id}`, { method: 'PATCH', key: org.apiKey, json: { enabled } })
     expect((await patch(false)).status).toBe(200)
     const run = await sendForSigning(server, org, { roles: [0, 1] })
-    await viewQuickly(run.signers[0])
+    await view(run.signers[0])
     expect(await receiver.countAfter(500)).toBe(0)
     expect((await patch(true)).status).toBe(200)
-    await viewQuickly(run.signers[1])
+    await view(run.signers[1])
     const [request] = await receiver.waitFor(1)
     expect(JSON.parse(request?.body ?? '{}')).toMatchObject({ event: 'document.viewed', signer: { email: run.signers[1]?.email } })
   })
@@ -330,7 +340,7 @@ describe('endpoint lifecycle and plans', () => {
     const org = await setupOrg(server)
     const { receiver, endpoint } = await connect(org)
     const run = await sendForSigning(server, org)
-    await viewQuickly(run.signers[0])
+    await view(run.signers[0])
     const [original] = await receiver.waitFor(1)
     const [delivered] = await settledLog(org, endpoint.id, 1)
 
@@ -366,7 +376,7 @@ describe('endpoint lifecycle and plans', () => {
     const { receiver } = await connect(org)
     const run = await sendForSigning(server, org, { roles: [0] })
     await executeAdminCommand(server.services, { name: 'org.set-plan', orgId: org.orgId, plan: 'free' })
-    await viewQuickly(run.signers[0])
+    await view(run.signers[0])
     expect((await run.signers[0]?.finish(valuesFor(0)))?.status).toBe(200)
     expect(await receiver.countAfter(500)).toBe(0)
     expect(await server.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.orgId, org.orgId))).toEqual([])
@@ -407,7 +417,7 @@ describe('the HTTP transport', () => {
     const response = await server.request('/api/v1/webhooks', { method: 'POST', key: org.apiKey, json: { url } })
     receiver.secret = (await bodyOf<Endpoint>(response)).secret
     const run = await sendForSigning(server, org)
-    await viewQuickly(run.signers[0])
+    await view(run.signers[0])
     const [request] = await receiver.waitFor(1)
     expect(request?.signatureValid).toBe(true)
     expect(request?.headers.host).toBe(new URL(url).host)

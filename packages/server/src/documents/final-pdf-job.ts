@@ -50,6 +50,10 @@ function isPermanent(error: unknown, attempts: number): boolean {
   return attempts >= MAX_RENDER_ATTEMPTS
 }
 
+/** The worker pool refused the task (every worker busy, queue full): the document waits for its retry, it is not the client's to repeat. */
+const isBusyRefusal = (error: unknown): boolean => error instanceof AppError && error.code === 'service_unavailable'
+const BUSY_REASON = 'every PDF worker of this server was busy; it is retried in a few seconds'
+
 /** Runs produceFinalPdf for a claimed document; a failure is recorded (visible on the document and its seal) and retried later, or given up. */
 export async function produceOrReschedule(deps: FinalPdfDeps, document: DueDocument, attempts: number): Promise<boolean> {
   try {
@@ -68,7 +72,7 @@ export async function produceOrReschedule(deps: FinalPdfDeps, document: DueDocum
       await deps.db.update(documents).set({ nextRenderAt: null, renderFailedAt: now, sealError: reason.slice(0, 1000) }).where(eq(documents.id, document.id))
       return false
     }
-    const reason = known ? (error as Error).message : 'it could not be produced yet and will be retried'
+    const reason = isBusyRefusal(error) ? BUSY_REASON : known ? (error as Error).message : 'it could not be produced yet and will be retried'
     deps.logger.error({ err: error, documentId: document.id, attempts }, 'producing the sealed PDF failed; will retry')
     await deps.db
       .update(documents)
