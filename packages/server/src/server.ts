@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     process.exit(1)
   }
   logger.info(
-    { url: config.publicUrl, database: database.kind, mail: config.smtpUrl ? 'smtp' : 'local outbox' },
+    { url: config.publicUrl, api: `${config.publicUrl}/api/v1`, mcp: `${config.publicUrl}/api/mcp`, database: database.kind, mail: config.smtpUrl ? 'smtp' : 'local outbox' },
     'Signet is ready',
   )
 }

@@ -1,5 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, RequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { callTool, type Toolbox } from './toolbox.ts'
 import type { ToolContext } from './tool.ts'
 
@@ -9,12 +9,24 @@ const INSTRUCTIONS =
   'To certify a finished PDF without signatures: seal_document. get_usage tells what the plan still allows.'
 
 /**
+ * tools/call with any params, as the SDK's first parse sees it. The SDK's own tools/call wrapper
+ * then checks the params and answers a malformed call (no name, `arguments` null or an array)
+ * with -32602 Invalid params; registered with the strict schema, that first parse would throw
+ * before the wrapper runs and the client would get -32603 Internal error for its own mistake.
+ */
+const AnyToolCall = RequestSchema.extend({ method: CallToolRequestSchema.shape.method })
+
+/**
  * An MCP server for one HTTP request (the endpoint is stateless): it answers initialize,
  * tools/list and tools/call for the given caller, whose identity the HTTP layer established.
  */
 export function mcpServerFor(toolbox: Toolbox, context: ToolContext, version: string): Server {
   const server = new Server({ name: 'signet', title: 'Signet', version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolbox.listing }))
-  server.setRequestHandler(CallToolRequestSchema, (request) => callTool(toolbox, context, request.params.name, request.params.arguments))
+  server.setRequestHandler(AnyToolCall, (request) => {
+    // The SDK's wrapper has validated the call against CallToolRequestSchema before this runs.
+    const { name, arguments: args } = CallToolRequestSchema.parse(request).params
+    return callTool(toolbox, context, name, args)
+  })
   return server
 }

@@ -4,13 +4,15 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { expect } from 'vitest'
 import type { TestServer } from './test-server.ts'
 
-/** An official MCP SDK client connected to the server's /api/mcp with an API key, as an agent host would. */
+/** An official MCP SDK client connected to the server's /api/mcp with an API key, as an agent host would (it has listed the tools). */
 export async function connectAgent(server: TestServer, apiKey: string): Promise<Client> {
   const client = new Client({ name: 'signet-tests', version: '1.0.0' })
   const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
   })
   await client.connect(transport)
+  // As agent hosts do: the listing also makes the SDK check every result against the tool's outputSchema.
+  await client.listTools()
   return client
 }
 
