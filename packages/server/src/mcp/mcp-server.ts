@@ -1,5 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, RequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, RequestSchema, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import { callTool, type Toolbox } from './toolbox.ts'
 import type { ToolContext } from './tool.ts'
 
@@ -17,15 +18,22 @@ const INSTRUCTIONS =
 const AnyToolCall = RequestSchema.extend({ method: CallToolRequestSchema.shape.method })
 
 /**
+ * The SDK builds a JSON Schema validator (a new Ajv) for every Server unless it is given one;
+ * with a server per request that was a third of the endpoint's CPU time. We never ask the client
+ * for input (elicitation, its only use), so one shared instance serves every request.
+ */
+const sharedValidator = new AjvJsonSchemaValidator()
+
+/**
  * An MCP server for one HTTP request (the endpoint is stateless): it answers initialize,
  * tools/list and tools/call for the given caller, whose identity the HTTP layer established.
  */
 export function mcpServerFor(toolbox: Toolbox, context: ToolContext, version: string): Server {
-  const server = new Server({ name: 'signet', title: 'Signet', version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS })
+  const server = new Server({ name: 'signet', title: 'Signet', version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolbox.listing }))
   server.setRequestHandler(AnyToolCall, (request) => {
-    // The SDK's wrapper has validated the call against CallToolRequestSchema before this runs.
-    const { name, arguments: args } = CallToolRequestSchema.parse(request).params
+    // The SDK's tools/call wrapper has validated the call against CallToolRequestSchema before this runs.
+    const { name, arguments: args } = (request as CallToolRequest).params
     return callTool(toolbox, context, name, args)
   })
   return server
