@@ -35,15 +35,19 @@ function mcpActorOf(request: FastifyRequest): Actor {
   })
 }
 
+/** The headers the SDK's transport reads; the rest (authorization above all) stay with Fastify. */
+const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'] as const
+
 /** The Fastify request as the SDK's web-standard transport reads it (the body is already parsed). */
 function webRequestOf(request: FastifyRequest): Request {
   const headers = new Headers()
-  for (const [name, value] of Object.entries(request.headers)) {
+  for (const name of TRANSPORT_HEADERS) {
+    const value = request.headers[name]
     if (typeof value === 'string') headers.set(name, value)
-    else if (Array.isArray(value)) headers.set(name, value.join(', '))
   }
-  return new Request(new URL(request.url, 'http://signet.invalid'), { method: request.method, headers })
+  return new Request(ENDPOINT_URL, { method: request.method, headers })
 }
+const ENDPOINT_URL = 'http://signet.invalid/api/mcp'
 
 /**
  * The agent-tool endpoint: MCP over Streamable HTTP, stateless (a server per request, JSON
@@ -86,15 +90,13 @@ export const mcpRoutes: FastifyPluginAsync<{ services: Services; version: string
       if (!(await countToolCalls(request, reply, messagesOf(request.body)))) return reply
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       const server = mcpServerFor(toolbox, { services, actor: mcpActorOf(request) }, version)
+      // Not closed afterwards: both live for this request only and hold no timer or socket, and
+      // closing would cost an error object per request for the handlers that are already done.
       await server.connect(transport)
-      try {
-        const response = await transport.handleRequest(webRequestOf(request), { parsedBody: request.body })
-        response.headers.forEach((value, name) => void reply.header(name, value))
-        const body = await response.text()
-        return await reply.status(response.status).header('cache-control', 'no-store').send(body === '' ? undefined : body)
-      } finally {
-        await server.close()
-      }
+      const response = await transport.handleRequest(webRequestOf(request), { parsedBody: request.body })
+      response.headers.forEach((value, name) => void reply.header(name, value))
+      const body = await response.text()
+      return reply.status(response.status).header('cache-control', 'no-store').send(body === '' ? undefined : body)
     },
   )
 
