@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { bodyOf, createSentDocument, setupOrg, type Json, type TestOrg } from './helpers/api.ts'
+import { TOOL_NAMES } from './helpers/mcp.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
 /*
@@ -46,18 +47,7 @@ async function inspector(args: string[], apiKey = org.apiKey): Promise<Json> {
 describe('the MCP Inspector CLI as a second client', () => {
   test('tools/list: the ten tools with their schemas', async () => {
     const { tools } = (await inspector(['--method', 'tools/list'])) as { tools: Json[] }
-    expect(tools.map((t) => t.name)).toEqual([
-      'list_templates',
-      'create_and_send_document',
-      'get_document_status',
-      'list_documents',
-      'void_document',
-      'get_signed_file',
-      'seal_document',
-      'get_certificate_file',
-      'get_badge_image',
-      'get_usage',
-    ])
+    expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES)
     for (const tool of tools) {
       expect(tool.inputSchema, tool.name as string).toMatchObject({ type: 'object' })
       expect(tool.outputSchema, tool.name as string).toMatchObject({ type: 'object' })

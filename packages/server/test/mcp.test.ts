@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { auditEvents, documents } from '../src/db/schema.ts'
 import { bodyOf, createSentDocument, expectError, fieldsForRoles, postDocument, setupOrg, uniqueEmail, type Json, type TestOrg } from './helpers/api.ts'
 import { movableClock } from './helpers/clock.ts'
-import { callError, callOk, connectAgent } from './helpers/mcp.ts'
+import { callError, callOk, connectAgent, TOOL_NAMES } from './helpers/mcp.ts'
 import { makePdf } from './helpers/pdf.ts'
 import { download, runOnPdf, verifyIdentity } from './helpers/seals.ts'
 import { richFields, SignerClient, tokenFromMail, valuesFor } from './helpers/signing.ts'
@@ -20,18 +20,6 @@ import { haveTools } from '../../../test-support/tools.ts'
  * agent-triggered mark in the audit trail and on the signed PDF's certificate page.
  */
 
-const TOOL_NAMES = [
-  'list_templates',
-  'create_and_send_document',
-  'get_document_status',
-  'list_documents',
-  'void_document',
-  'get_signed_file',
-  'seal_document',
-  'get_certificate_file',
-  'get_badge_image',
-  'get_usage',
-]
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])

@@ -4,6 +4,20 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { expect } from 'vitest'
 import type { TestServer } from './test-server.ts'
 
+/** The ten agent tools, in the order tools/list gives them. */
+export const TOOL_NAMES = [
+  'list_templates',
+  'create_and_send_document',
+  'get_document_status',
+  'list_documents',
+  'void_document',
+  'get_signed_file',
+  'seal_document',
+  'get_certificate_file',
+  'get_badge_image',
+  'get_usage',
+]
+
 /** An official MCP SDK client connected to the server's /api/mcp with an API key, as an agent host would (it has listed the tools). */
 export async function connectAgent(server: TestServer, apiKey: string): Promise<Client> {
   const client = new Client({ name: 'signet-tests', version: '1.0.0' })
