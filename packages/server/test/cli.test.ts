@@ -91,7 +91,7 @@ describe('CLI against a running server', () => {
     expect(template).toMatchObject({ name: 'NDA', page_count: 3, roles: [0] })
     expect(template.id).toMatch(UUID)
     const list = await templates(org.api_key)
-    expect(list.templates).toEqual([{ id: template.id, name: 'NDA', page_count: 3, created_at: template.created_at }])
+    expect(list.templates).toEqual([{ id: template.id, name: 'NDA', page_count: 3, created_at: template.created_at, roles: [0] }])
     // Role 0 alone: one signer is enough.
     const created = await server.request('/api/v1/documents', { method: 'POST', key: org.api_key, json: { template_id: template.id, signer: { email: signer } } })
     expect(created.status).toBe(201)
