@@ -42,12 +42,15 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal
 }
 
-/** Who acts in a REST request: the key's org, through the REST API, never an agent (agents use /api/mcp). */
-export function actorOf(request: FastifyRequest): Actor {
+/**
+ * Who acts in a request authenticated by an API key: the key's org, through the given door.
+ * REST callers are never counted as agents; every MCP call is one.
+ */
+export function actorOf(request: FastifyRequest, channel: 'rest' | 'mcp' = 'rest'): Actor {
   return actorFor(principalOf(request), {
-    channel: 'rest',
+    channel,
     authMethod: 'api_key',
-    agentTriggered: false,
+    agentTriggered: channel === 'mcp',
     clientName: null,
     ip: request.ip,
     userAgent: request.headers['user-agent'] ?? null,

@@ -122,31 +122,44 @@ export function heapHungryPdf(numbers: number): Buffer {
   return onePage('', '<< >>', [`[${'1 '.repeat(numbers)}]`])
 }
 
+/** Writes LZW codes MSB-first at the current code length, as PDF's LZWDecode reads them. */
+class LzwCodeWriter {
+  codeLength = 9
+  private readonly out: number[] = []
+  private bits = 0
+  private bitCount = 0
+
+  write(code: number): void {
+    this.bits = (this.bits << this.codeLength) | code
+    this.bitCount += this.codeLength
+    while (this.bitCount >= 8) {
+      this.out.push((this.bits >>> (this.bitCount - 8)) & 255)
+      this.bitCount -= 8
+      this.bits &= (1 << this.bitCount) - 1
+    }
+  }
+
+  /** The bytes written, the last one padded with zero bits. */
+  finish(): Buffer {
+    if (this.bitCount > 0) this.out.push((this.bits << (8 - this.bitCount)) & 255)
+    return Buffer.from(this.out)
+  }
+}
+
 /**
  * PDF LZWDecode (EarlyChange 1) of `data`, as @libpdf/core's decoder reads it: the decoder
  * adds each dictionary entry one code after the encoder, so it widens its codes when its
  * next entry reaches 512, 1024, 2048 — one entry after the encoder does.
  */
 export function lzwEncode(data: Uint8Array): Buffer {
-  const out: number[] = []
-  let bits = 0
-  let bitCount = 0
-  let codeLength = 9
-  const emit = (code: number) => {
-    bits = (bits << codeLength) | code
-    bitCount += codeLength
-    while (bitCount >= 8) {
-      out.push((bits >>> (bitCount - 8)) & 255)
-      bitCount -= 8
-      bits &= (1 << bitCount) - 1
-    }
-  }
+  const codes = new LzwCodeWriter()
+  const emit = (code: number) => codes.write(code)
   let dictionary = new Map<string, number>()
   let next = 258
   const reset = () => {
     dictionary = new Map(Array.from({ length: 256 }, (_, byte) => [String.fromCharCode(byte), byte]))
     next = 258
-    codeLength = 9
+    codes.codeLength = 9
   }
   reset()
   emit(256)
@@ -160,7 +173,7 @@ export function lzwEncode(data: Uint8Array): Buffer {
     emit(dictionary.get(word) ?? 0)
     if (next < 4096) {
       dictionary.set(extended, next++)
-      if (next - 1 === 1 << codeLength && codeLength < 12) codeLength++
+      if (next - 1 === 1 << codes.codeLength && codes.codeLength < 12) codes.codeLength++
     } else {
       emit(256)
       reset()
@@ -169,8 +182,7 @@ export function lzwEncode(data: Uint8Array): Buffer {
   }
   if (word) emit(dictionary.get(word) ?? 0)
   emit(257)
-  if (bitCount > 0) out.push((bits << (8 - bitCount)) & 255)
-  return Buffer.from(out)
+  return codes.finish()
 }
 
 /**
@@ -179,30 +191,21 @@ export function lzwEncode(data: Uint8Array): Buffer {
  * full and cleared. About 1,300 bytes out per byte in.
  */
 export function lzwZeros(megabytes: number): Buffer {
-  const out: number[] = []
-  let bits = 0
-  let bitCount = 0
-  let codeLength = 9
+  const codes = new LzwCodeWriter()
   let nextCode = 258
   let started = false
   const emit = (code: number) => {
-    bits = (bits << codeLength) | code
-    bitCount += codeLength
-    while (bitCount >= 8) {
-      out.push((bits >>> (bitCount - 8)) & 255)
-      bitCount -= 8
-      bits &= (1 << bitCount) - 1
-    }
+    codes.write(code)
     // The decoder's state after reading `code` (see lzwDecodedSize).
     if (code === 256) {
-      codeLength = 9
+      codes.codeLength = 9
       nextCode = 258
       started = false
       return
     }
     if (started && nextCode < 4096) {
       nextCode++
-      if (nextCode === 512 || nextCode === 1024 || nextCode === 2048) codeLength++
+      if (nextCode === 512 || nextCode === 1024 || nextCode === 2048) codes.codeLength++
     }
     started = true
   }
@@ -217,8 +220,7 @@ export function lzwZeros(megabytes: number): Buffer {
     }
   }
   emit(257)
-  if (bitCount > 0) out.push((bits << (8 - bitCount)) & 255)
-  return Buffer.from(out)
+  return codes.finish()
 }
 
 /** A page with one extra stream: at least `megabytes` MB of zeros, LZW-encoded (tens of kilobytes). */

@@ -1,12 +1,11 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { actorFor, type Actor } from '../../actors/actor.ts'
 import { AppError } from '../../errors.ts'
 import { mcpServerFor } from '../../mcp/mcp-server.ts'
 import { buildToolbox } from '../../mcp/toolbox.ts'
 import { maxBase64Length } from '../../mcp/tools/seal.ts'
 import type { Services } from '../../services.ts'
-import { apiKeyAuth, principalOf } from '../auth.ts'
+import { actorOf, apiKeyAuth, principalOf } from '../auth.ts'
 import { rateLimitCounter, RATE_LIMITS } from '../rate-limit.ts'
 
 /** JSON-RPC's code for errors of the server's own (the range -32000 to -32099); our 429 body uses it. */
@@ -22,18 +21,6 @@ interface JsonRpcMessage {
 /** The messages of a body: one JSON-RPC message, or a batch (clients of protocol 2025-03-26 may send one). */
 const messagesOf = (body: unknown): JsonRpcMessage[] =>
   (Array.isArray(body) ? body : [body]).filter((m): m is JsonRpcMessage => typeof m === 'object' && m !== null)
-
-/** The agent acting: the API key's org, through MCP; agent-triggered always. */
-function mcpActorOf(request: FastifyRequest): Actor {
-  return actorFor(principalOf(request), {
-    channel: 'mcp',
-    authMethod: 'api_key',
-    agentTriggered: true,
-    clientName: null,
-    ip: request.ip,
-    userAgent: request.headers['user-agent'] ?? null,
-  })
-}
 
 /** The headers the SDK's transport reads; the rest (authorization above all) stay with Fastify. */
 const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'] as const
@@ -89,7 +76,7 @@ export const mcpRoutes: FastifyPluginAsync<{ services: Services; version: string
     async (request, reply) => {
       if (!(await countToolCalls(request, reply, messagesOf(request.body)))) return reply
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-      const server = mcpServerFor(toolbox, { services, actor: mcpActorOf(request) }, version)
+      const server = mcpServerFor(toolbox, { services, actor: actorOf(request, 'mcp') }, version)
       // Not closed afterwards: both live for this request only and hold no timer or socket, and
       // closing would cost an error object per request for the handlers that are already done.
       await server.connect(transport)
