@@ -67,6 +67,13 @@ export async function startOpensslTsa(name = 'Test Third-Party TSA'): Promise<Op
   await openssl('req', '-new', '-config', 'openssl.cnf', '-key', 'tsa.key', '-subj', `/CN=${name}/O=Test`, '-out', 'tsa.csr')
   await openssl('x509', '-req', '-in', 'tsa.csr', '-CA', 'root.pem', '-CAkey', 'root.key', '-CAcreateserial', '-days', '3650', '-extfile', 'openssl.cnf', '-extensions', 'tsa_ext', '-out', 'tsa.pem')
 
+  /** Runs one openssl reply at a time, in arrival order. */
+  let last: Promise<unknown> = Promise.resolve()
+  const oneAtATime = <T>(task: () => Promise<T>): Promise<T> => {
+    const run = last.then(task)
+    last = run.catch(() => undefined)
+    return run
+  }
   let served = 0
   let sequence = 0
   const server = createServer((request, response) => {
@@ -76,8 +83,9 @@ export async function startOpensslTsa(name = 'Test Third-Party TSA'): Promise<Op
       const id = ++sequence
       const query = inDir(`query-${id}.tsq`)
       const reply = inDir(`reply-${id}.tsr`)
+      // openssl ts reads and rewrites the serial file: two replies at once can both fail ("Error during serial number generation").
       writeFile(query, Buffer.concat(chunks))
-        .then(() => openssl('ts', '-reply', '-config', 'openssl.cnf', '-queryfile', query, '-out', reply))
+        .then(() => oneAtATime(() => openssl('ts', '-reply', '-config', 'openssl.cnf', '-queryfile', query, '-out', reply)))
         .then(() => readFile(reply))
         .then((bytes) => {
           served++
