@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'invalid_request'
   | 'missing_api_key'
   | 'invalid_api_key'
+  | 'unauthenticated'
   | 'payment_required'
   | 'forbidden'
   | 'not_found'
@@ -22,6 +23,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_request: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
+  unauthenticated: 401,
   payment_required: 402,
   forbidden: 403,
   not_found: 404,

@@ -1,4 +1,5 @@
 import type { Principal } from '../api-keys/api-keys.ts'
+import type { WorkspaceRole } from '../db/schema.ts'
 
 /** The doors a request comes through. Declared once: metering, audit and the certificate page read it from the Actor. */
 export const CHANNELS = ['rest', 'mcp', 'dashboard', 'cli'] as const
@@ -23,6 +24,17 @@ export interface Actor extends Principal {
   clientName: string | null
   ip: string | null
   userAgent: string | null
+  /** The signed-in person when the door is the dashboard (a session); null for keys, agents and the CLI. */
+  user: ActingUser | null
+}
+
+/** A dashboard user acting in one of their workspaces, with their role there. */
+export interface ActingUser {
+  id: string
+  email: string
+  name: string
+  role: WorkspaceRole
+  isOperator: boolean
 }
 
 /** The longest user agent the audit trail keeps. */
@@ -45,4 +57,4 @@ export function auditedActor(actor: Actor) {
 
 /** The instance's operator acting for an org from the command line (benchmarks and the admin CLI). */
 export const operatorActor = (principal: Principal): Actor =>
-  actorFor(principal, { channel: 'cli', authMethod: 'operator', agentTriggered: false, clientName: null, ip: null, userAgent: null })
+  actorFor(principal, { channel: 'cli', authMethod: 'operator', agentTriggered: false, clientName: null, ip: null, userAgent: null, user: null })

@@ -110,6 +110,12 @@ export const apiKeys = pgTable(
     keyHash: text('key_hash').notNull(),
     createdAt: createdAt(),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    /** What the org called the key in the dashboard (keys made by the CLI have none). */
+    name: text('name'),
+    /** When the key last authenticated a request; written at most once a minute per key. */
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+    /** The dashboard user who created it (null: the operator CLI). */
+    createdByUserId: uuid('created_by_user_id').references(() => users.id),
   },
   (t) => [uniqueIndex('api_keys_key_hash').on(t.keyHash), index('api_keys_org_prefix').on(t.orgId, t.prefix)],
 )
@@ -155,6 +161,9 @@ export const templates = pgTable(
     /** Sorted distinct roles that have at least one field. */
     roles: smallint('roles').array().notNull(),
     createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** Deleted in the dashboard: hidden from lists and sends; documents already sent keep it. */
+    deletedAt: timestamp('deleted_at', { withTimezone: true, mode: 'date' }),
   },
   (t) => [index('templates_org_created').on(t.orgId, t.createdAt, t.id)],
 )
@@ -460,3 +469,124 @@ export const documentRelations = relations(documents, ({ many }) => ({ signers: 
 export const signerRelations = relations(signers, ({ one }) => ({
   document: one(documents, { fields: [signers.documentId], references: [documents.id] }),
 }))
+
+export const WORKSPACE_ROLES = ['owner', 'admin', 'member'] as const
+export type WorkspaceRole = (typeof WORKSPACE_ROLES)[number]
+
+/** People who sign in to the dashboard. E-mail is stored lower-cased and is unique. */
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    email: text('email').notNull(),
+    name: text('name').notNull(),
+    /** argon2id PHC string (accounts/passwords.ts). */
+    passwordHash: text('password_hash').notNull(),
+    emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true, mode: 'date' }),
+    /** Instance operators see the Operator area (orgs, users, plans, identity checks). */
+    isOperator: boolean('is_operator').notNull().default(false),
+    /** A disabled user cannot sign in; their sessions are ended when this is set. */
+    disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
+    /** Failed logins since the last success, and until when the account refuses logins. */
+    failedLogins: integer('failed_logins').notNull().default(0),
+    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+    passwordChangedAt: timestamp('password_changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('users_email').on(t.email)],
+)
+
+/** Who belongs to which workspace (org), and as what. */
+export const memberships = pgTable(
+  'memberships',
+  {
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    role: text('role', { enum: WORKSPACE_ROLES }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.userId] }), index('memberships_user').on(t.userId)],
+)
+
+/** Dashboard sessions: the cookie holds a random id, the table only its SHA-256. */
+export const userSessions = pgTable(
+  'user_sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tokenHash: text('token_hash').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    /** The workspace the session acts in (switchable); null when the user belongs to none. */
+    orgId: uuid('org_id').references(() => orgs.id),
+    ip: text('ip'),
+    userAgent: text('user_agent'),
+    createdAt: createdAt(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** The absolute end of the session, whatever its activity. */
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [uniqueIndex('user_sessions_token_hash').on(t.tokenHash), index('user_sessions_user').on(t.userId)],
+)
+
+export const ACCOUNT_TOKEN_PURPOSES = ['verify_email', 'reset_password', 'invitation', 'operator_setup'] as const
+export type AccountTokenPurpose = (typeof ACCOUNT_TOKEN_PURPOSES)[number]
+
+/** Single-use links mailed or printed to people (verify, reset, invite, operator setup); stored as SHA-256 only. */
+export const accountTokens = pgTable(
+  'account_tokens',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tokenHash: text('token_hash').notNull(),
+    purpose: text('purpose', { enum: ACCOUNT_TOKEN_PURPOSES }).notNull(),
+    userId: uuid('user_id').references(() => users.id),
+    /** The invited address (invitations). */
+    email: text('email'),
+    /** The inviting workspace and the role offered (invitations). */
+    orgId: uuid('org_id').references(() => orgs.id),
+    role: text('role', { enum: WORKSPACE_ROLES }),
+    createdByUserId: uuid('created_by_user_id').references(() => users.id),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [uniqueIndex('account_tokens_token_hash').on(t.tokenHash), index('account_tokens_org').on(t.orgId, t.purpose)],
+)
+
+export const IDENTITY_CHECK_STATUSES = ['pending', 'approved', 'rejected'] as const
+export type IdentityCheckStatus = (typeof IDENTITY_CHECK_STATUSES)[number]
+
+/**
+ * Identity checks submitted from the dashboard (orgs/identity-checks.ts). The ID document is
+ * personal data: kept encrypted (AES-256-GCM) only until a decision, then erased; the decision,
+ * who made it and when remain.
+ */
+export const identityChecks = pgTable(
+  'identity_checks',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    legalName: text('legal_name').notNull(),
+    status: text('status', { enum: IDENTITY_CHECK_STATUSES }).notNull(),
+    submittedByUserId: uuid('submitted_by_user_id').references(() => users.id),
+    /** The IdentityVerifier that decides (e.g. 'manual' for the operator, 'stripe_identity'). */
+    verifier: text('verifier').notNull(),
+    verifierReference: text('verifier_reference'),
+    documentFilename: text('document_filename'),
+    documentContentType: text('document_content_type'),
+    /** IV ‖ ciphertext ‖ tag; null once decided. */
+    documentCiphertext: bytea('document_ciphertext'),
+    decidedAt: timestamp('decided_at', { withTimezone: true, mode: 'date' }),
+    /** Who decided: 'user:<id>', 'cli' or the verifier's name. */
+    decidedBy: text('decided_by'),
+    decisionReason: text('decision_reason'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('identity_checks_org_created').on(t.orgId, t.createdAt.desc()), index('identity_checks_status').on(t.status, t.createdAt)],
+)

@@ -54,5 +54,6 @@ export function actorOf(request: FastifyRequest, channel: 'rest' | 'mcp' = 'rest
     clientName: null,
     ip: request.ip,
     userAgent: request.headers['user-agent'] ?? null,
+    user: null,
   })
 }

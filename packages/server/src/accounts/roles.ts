@@ -1,0 +1,32 @@
+import type { ActingUser, Actor } from '../actors/actor.ts'
+import { AppError } from '../errors.ts'
+
+/**
+ * What a workspace role may do. API keys act as the whole org (they are created by owners and
+ * admins), so only a dashboard user's role narrows what an Actor may do.
+ */
+export function requireSignedIn(actor: Actor): ActingUser {
+  if (!actor.user) throw new AppError('unauthenticated', 'Sign in to the dashboard for this; API keys cannot use it.')
+  return actor.user
+}
+
+/** Keys, webhooks, billing and members: owners and admins (and API keys) only. */
+export function requireManager(actor: Actor, what: string): void {
+  if (actor.user && actor.user.role === 'member') {
+    throw new AppError('forbidden', `Only the workspace's owners and admins can manage ${what}.`)
+  }
+}
+
+/** The identity check and deleting the workspace: the owner alone. */
+export function requireOwner(actor: Actor, what: string): ActingUser {
+  const user = requireSignedIn(actor)
+  if (user.role !== 'owner') throw new AppError('forbidden', `Only the workspace's owner can ${what}.`)
+  return user
+}
+
+/** The Operator area: instance operators only. */
+export function requireOperator(actor: Actor): ActingUser {
+  const user = requireSignedIn(actor)
+  if (!user.isOperator) throw new AppError('forbidden', 'Only the instance operator can do this.')
+  return user
+}
