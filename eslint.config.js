@@ -7,7 +7,7 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'vitest.config.ts', 'scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'vitest.config.ts', 'scripts/*.mjs', 'packages/web/scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -25,18 +25,12 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   {
-    // The signer's browser script: plain JS served as-is, so browser globals and no type-aware rules.
-    files: ['packages/server/src/signing/web/assets/**/*.js'],
-    ...tseslint.configs.disableTypeChecked,
-    languageOptions: {
-      ...tseslint.configs.disableTypeChecked.languageOptions,
-      sourceType: 'module',
-      globals: Object.fromEntries(
-        [
-          'window', 'document', 'location', 'fetch', 'console', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval',
-          'Image', 'FontFace', 'IntersectionObserver', 'ResizeObserver',
-        ].map((name) => [name, 'readonly']),
-      ),
+    // The dashboard (React, bundled by Vite), type-checked through packages/web/tsconfig.json.
+    files: ['packages/web/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', location: 'readonly', fetch: 'readonly' } },
+    rules: {
+      // TanStack Router's redirect() is thrown by design.
+      '@typescript-eslint/only-throw-error': ['error', { allow: [{ from: 'package', package: '@tanstack/router-core', name: 'Redirect' }] }],
     },
   },
 )

@@ -1,14 +1,36 @@
-// Installs dependencies when node_modules is missing or older than the lockfile,
-// so that `npm start` and `npm test` work on a fresh clone. Output goes to stderr
-// so that `npm run -s admin` keeps stdout as pure JSON.
+// Installs dependencies when node_modules is missing or older than the lockfile, and builds
+// the dashboard when its build is missing or older than its sources, so that `npm start` and
+// `npm test` work on a fresh clone. Output goes to stderr so that `npm run -s admin` keeps
+// stdout as pure JSON.
 import { spawnSync } from 'node:child_process'
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 
 const marker = 'node_modules/.package-lock.json'
 const lockfile = 'package-lock.json'
 const stale = !existsSync(marker) || statSync(marker).mtimeMs < statSync(lockfile).mtimeMs
 if (stale) {
   process.stderr.write('Installing dependencies (npm ci)…\n')
-  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { stdio: ['ignore', 2, 2] })
+  run('npm', ['ci', '--no-audit', '--no-fund'])
+}
+
+const web = 'packages/web'
+const built = join(web, 'dist/index.html')
+const sources = [join(web, 'src'), join(web, 'index.html'), join(web, 'vite.config.ts'), join(web, 'openapi.json'), join(web, 'package.json')]
+if (!existsSync(built) || statSync(built).mtimeMs < Math.max(...sources.map(newestChange))) {
+  process.stderr.write('Building the dashboard (packages/web)…\n')
+  run('npm', ['run', '-s', 'build', '-w', '@signet/web'])
+}
+
+function run(command, args) {
+  const result = spawnSync(command, args, { stdio: ['ignore', 2, 2] })
   if (result.status !== 0) process.exit(result.status ?? 1)
+}
+
+/** The latest modification time of a file, or of any file under a folder (0 when absent). */
+function newestChange(path) {
+  if (!existsSync(path)) return 0
+  const stats = statSync(path)
+  if (!stats.isDirectory()) return stats.mtimeMs
+  return Math.max(stats.mtimeMs, ...readdirSync(path).map((name) => newestChange(join(path, name))))
 }

@@ -4,15 +4,22 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { sql } from 'drizzle-orm'
 import type { TSchema } from 'typebox'
-import { apiKeyAuth } from './http/auth.ts'
+import { apiAuth } from './http/auth.ts'
 import { connectionOptions } from './http/connection-limits.ts'
 import { refuseEncodedBodies } from './http/content-encoding.ts'
 import { clientErrorHandler, installErrorHandler, routingErrorHandler } from './http/error-handler.ts'
+import { accountRoutes } from './http/routes/accounts.ts'
+import { apiKeyRoutes } from './http/routes/api-keys.ts'
 import { bulkSendRoutes } from './http/routes/bulk-send.ts'
 import { billingPageRoutes, billingRoutes } from './http/routes/billing.ts'
+import { dashboardRoutes } from './http/routes/dashboard.ts'
 import { docsRoutes } from './http/routes/docs.ts'
 import { documentRoutes } from './http/routes/documents.ts'
+import { identityCheckRoutes } from './http/routes/identity-check.ts'
 import { mcpRoutes } from './http/routes/mcp.ts'
+import { meRoutes } from './http/routes/me.ts'
+import { memberRoutes } from './http/routes/members.ts'
+import { operatorRoutes } from './http/routes/operator.ts'
 import { sealRoutes } from './http/routes/seals.ts'
 import { signingAssetRoutes } from './http/routes/signing-assets.ts'
 import { signingRoutes } from './http/routes/signing.ts'
@@ -71,8 +78,13 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
         description: 'Send PDF templates for e-signature, follow them to completion and download the signed PDF.',
       },
       servers: [{ url: config.publicUrl }],
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: sgn_live_…' } } },
-      security: [{ bearerAuth: [] }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: sgn_live_…' },
+          sessionCookie: { type: 'apiKey', in: 'cookie', name: 'signet_session', description: "The dashboard's session (state-changing requests must send the dashboard's Origin)" },
+        },
+      },
+      security: [{ bearerAuth: [] }, { sessionCookie: [] }],
     },
   })
 
@@ -81,15 +93,23 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     return reply.send({ status: 'ok' })
   })
 
+  // Before every route: the /api/v1 hook reads the session cookie.
+  await app.register(fastifyCookie)
+  await app.register(accountRoutes, { services, version: API_VERSION, prefix: '/api/v1' })
   await app.register(
     async (api) => {
-      api.addHook('onRequest', apiKeyAuth(services))
+      api.addHook('onRequest', apiAuth(services))
+      await api.register(meRoutes, { services })
+      await api.register(memberRoutes, { services })
       await api.register(documentRoutes, { services })
       await api.register(bulkSendRoutes, { services })
       await api.register(templateRoutes, { services })
       await api.register(webhookRoutes, { services })
       await api.register(billingRoutes, { services })
       await api.register(sealRoutes, { services })
+      await api.register(apiKeyRoutes, { services })
+      await api.register(identityCheckRoutes, { services })
+      await api.register(operatorRoutes, { services })
     },
     { prefix: '/api/v1' },
   )
@@ -98,7 +118,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   // Browsers ask for it on every page; the pages name their icon themselves.
   app.get('/favicon.ico', { schema: { hide: true } }, (_request, reply) => reply.status(204).send())
 
-  await app.register(fastifyCookie)
   await app.register(signingRoutes, { services })
   await app.register(signingAssetRoutes)
   await app.register(billingPageRoutes)
@@ -106,5 +125,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger())
   await app.register(docsRoutes)
+  await app.register(dashboardRoutes)
   return app
 }

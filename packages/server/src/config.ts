@@ -57,10 +57,21 @@ export interface Config {
   tsaUrls: string[]
   /** How long one TSA may take to answer before the next is tried (ms). */
   tsaTimeoutMs: number
+  /**
+   * The AES-256 key that encrypts identity-check documents (IDENTITY_DOCUMENT_KEY, 32 bytes in
+   * base64). Absent: a key file generated once in DATA_DIR (adapters/document-cipher.ts), which
+   * only one server can read, so deployments with several servers on PostgreSQL must set it.
+   */
+  identityDocumentKey: Buffer | undefined
   /** The worker pool every PDF parse, render and seal runs in (pdf-work/pdf-work.ts). */
   pdfWork: PdfWorkOptions
   /** What one PDF may ask of the server (pdf-work/limits.ts). */
   pdfLimits: PdfLimits
+  /**
+   * Dashboard sessions (accounts/sessions.ts): one ends after idleHours without a request
+   * (SESSION_IDLE_HOURS, default 12) and maxDays after sign-in whatever its activity (SESSION_MAX_DAYS, default 14).
+   */
+  sessions: { idleHours: number; maxDays: number }
 }
 
 const MB = 1024 * 1024
@@ -105,6 +116,17 @@ function parseTsaUrls(raw: string | undefined, problems: string[]): string[] {
     }
   }
   return entries
+}
+
+/** IDENTITY_DOCUMENT_KEY: unset, or 32 bytes in base64 (`openssl rand -base64 32`). */
+function parseIdentityDocumentKey(raw: string | undefined, problems: string[]): Buffer | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined
+  const key = Buffer.from(raw.trim(), 'base64')
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(raw.trim()) || key.length !== 32) {
+    problems.push('IDENTITY_DOCUMENT_KEY must be 32 bytes in base64, e.g. the output of `openssl rand -base64 32`')
+    return undefined
+  }
+  return key
 }
 
 function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
@@ -179,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sealP12: env.SEAL_P12 ? { path: resolve(env.SEAL_P12), password: env.SEAL_P12_PASSWORD ?? '' } : undefined,
     tsaUrls: parseTsaUrls(env.TSA_URL, problems),
     tsaTimeoutMs: integer('TSA_TIMEOUT_MS', 10_000, 100, 120_000),
+    identityDocumentKey: parseIdentityDocumentKey(env.IDENTITY_DOCUMENT_KEY, problems),
     pdfWork: {
       // One core stays with the event loop.
       workers: integer('PDF_WORKERS', Math.max(1, Math.min(4, availableParallelism() - 1)), 1, 64),
@@ -192,6 +215,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxObjects: integer('PDF_MAX_OBJECTS', 500_000, 100, 100_000_000),
       maxImagePixels: integer('PDF_MAX_IMAGE_MEGAPIXELS', 100, 1, 10_000) * 1_000_000,
       maxDecompressedBytes: integer('PDF_MAX_DECOMPRESSED_MB', 512, 1, 65_536) * MB,
+    },
+    sessions: {
+      idleHours: integer('SESSION_IDLE_HOURS', 12, 1, 24 * 365),
+      maxDays: integer('SESSION_MAX_DAYS', 14, 1, 365),
     },
   }
   if (problems.length > 0) throw new ConfigError(problems)

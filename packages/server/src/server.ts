@@ -1,9 +1,25 @@
 import { buildApp } from './app.ts'
-import { ConfigError, loadConfig } from './config.ts'
+import { ConfigError, loadConfig, type Config } from './config.ts'
 import { openInstanceDatabase } from './db/instance.ts'
 import { createLogger } from './lib/logger.ts'
 import { createServices } from './services.ts'
 import { startAdminSocket } from './admin/socket.ts'
+import { issueOperatorSetupLink } from './accounts/operator-setup.ts'
+
+/**
+ * What a person starting the server needs: where to open the dashboard and, on an instance
+ * without an operator yet, the one-time link that creates the operator. Written outside the
+ * log (which never carries tokens): to stdout on a terminal, to stderr when stdout is the
+ * JSON log a collector reads.
+ */
+function printWelcome(config: Config, setupLink: string | null): void {
+  const lines = [`Signet is running. Open the dashboard: ${config.publicUrl}/app/`]
+  if (setupLink) {
+    lines.push('This instance has no operator yet. Create the operator account with this one-time link (a new one at every start until then):')
+    lines.push(`  ${setupLink}`)
+  }
+  ;(process.stdout.isTTY ? process.stdout : process.stderr).write(`\n${lines.join('\n')}\n\n`)
+}
 
 /** Process entry: open the database (migrating it), serve HTTP and the admin socket, shut down cleanly on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -63,9 +79,17 @@ async function main(): Promise<void> {
     process.exit(1)
   }
   logger.info(
-    { url: config.publicUrl, api: `${config.publicUrl}/api/v1`, mcp: `${config.publicUrl}/api/mcp`, database: database.kind, mail: config.smtpUrl ? 'smtp' : 'local outbox' },
+    {
+      url: config.publicUrl,
+      dashboard: `${config.publicUrl}/app/`,
+      api: `${config.publicUrl}/api/v1`,
+      mcp: `${config.publicUrl}/api/mcp`,
+      database: database.kind,
+      mail: config.smtpUrl ? 'smtp' : 'local outbox',
+    },
     'Signet is ready',
   )
+  printWelcome(config, await issueOperatorSetupLink(services))
 }
 
 await main()

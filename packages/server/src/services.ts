@@ -2,8 +2,11 @@ import type { BlobStore } from './adapters/blob-store.ts'
 import { blobStoreFor } from './adapters/blob-store.ts'
 import type { Clock } from './adapters/clock.ts'
 import { systemClock } from './adapters/clock.ts'
+import { documentCipherFor, type DocumentCipher } from './adapters/document-cipher.ts'
+import { manualIdentityVerifier, type IdentityVerifier } from './adapters/identity-verifier.ts'
 import type { Mailer } from './adapters/mailer.ts'
 import { logMailer, smtpMailer } from './adapters/mailer.ts'
+import { flushKeyUses, KEY_USE_FLUSH_MS } from './api-keys/key-uses.ts'
 import { PRINCIPALS_CHANGED_CHANNEL, PrincipalCache } from './api-keys/principal-cache.ts'
 import type { Config } from './config.ts'
 import type { Database, Db } from './db/client.ts'
@@ -36,6 +39,10 @@ export interface Services {
   finalPdfs: BackgroundLoop
   /** Delivers queued webhook deliveries; kick it after a commit that queued some. */
   webhooks: BackgroundLoop
+  /** Decides identity checks (orgs/identity-checks.ts); by default the operator does. */
+  identityVerifier: IdentityVerifier
+  /** Encrypts identity documents at rest (IDENTITY_DOCUMENT_KEY or a key file in DATA_DIR). */
+  identityDocuments: DocumentCipher
 }
 
 export interface AdapterOverrides {
@@ -43,6 +50,7 @@ export interface AdapterOverrides {
   mailer?: Mailer
   /** Replaces the configured TSA_URL authorities. */
   timestampAuthority?: NamedTimestampAuthority
+  identityVerifier?: IdentityVerifier
 }
 
 export interface RunningServices extends Services {
@@ -75,6 +83,13 @@ export async function createServices(
     work: async () => void (await expireDueDocuments(database.db, clock)),
   })
   const webhooks = startWebhookDispatcher({ db: database.db, clock, logger, config })
+  // api_keys.last_used_at, written off the request path (api-keys/key-uses.ts).
+  const keyUses = startBackgroundLoop({
+    name: 'API key last use',
+    pollMs: KEY_USE_FLUSH_MS,
+    logger,
+    work: () => flushKeyUses(database.db, clock, principals.uses),
+  })
   return {
     config,
     db: database.db,
@@ -87,8 +102,10 @@ export async function createServices(
     sealer,
     finalPdfs,
     webhooks,
+    identityVerifier: overrides.identityVerifier ?? manualIdentityVerifier,
+    identityDocuments: documentCipherFor(config, logger),
     close: async () => {
-      await Promise.all([expiry.stop(), finalPdfs.stop(), webhooks.stop()])
+      await Promise.all([expiry.stop(), finalPdfs.stop(), webhooks.stop(), keyUses.stop()])
       await mail.stop()
       await database.close()
     },

@@ -34,6 +34,7 @@ const list = async (apiKey: string, query = ''): Promise<DocumentList> => {
 }
 const ids = (page: DocumentList) => page.documents.map((d) => d.id)
 const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 describe('GET /api/v1/documents', () => {
   test('an org without documents gets an empty first page with the defaults', async () => {
@@ -166,7 +167,7 @@ describe('GET /api/v1/documents', () => {
 })
 
 describe('GET /api/v1/documents/{id}', () => {
-  test('is exactly the spec\'s {id, title, status, created_at, updated_at, expires_at, signers} (signers in request order), plus the signed PDF\'s state', async () => {
+  test('is exactly the spec\'s {id, title, status, created_at, updated_at, expires_at, signers} (signers in request order), plus the signed PDF\'s state and each signer\'s id, role and times', async () => {
     const org = await setupOrg(server)
     const template = await server.createTemplate(org.orgId, { name: 'Partnership', fields: fieldsForRoles([0, 1, 2]) })
     const given = [
@@ -191,10 +192,14 @@ describe('GET /api/v1/documents/{id}', () => {
       signed_pdf_status: null,
       signed_pdf_error: null,
       signers: given.map((s) => ({
+        id: expect.stringMatching(UUID) as unknown,
+        role: s.role,
         email: s.email,
         name: s.name ?? null,
         status: 'pending',
         signed_at: null,
+        viewed_at: null,
+        declined_at: null,
         auth_required: s.auth_required ?? false,
         auth_verified: false,
       })),
@@ -208,7 +213,9 @@ describe('GET /api/v1/documents/{id}', () => {
     const email = uniqueEmail()
     const id = await createSentDocument(server, org, email)
     const body = await bodyOf(await server.request(`/api/v1/documents/${id}`, { key: org.apiKey }))
-    expect(body.signers).toEqual([{ email, name: null, status: 'pending', signed_at: null, auth_required: false, auth_verified: false }])
+    expect(body.signers).toEqual([
+      { id: expect.stringMatching(UUID) as unknown, role: 0, email, name: null, status: 'pending', signed_at: null, viewed_at: null, declined_at: null, auth_required: false, auth_verified: false },
+    ])
   })
 
   test.each([

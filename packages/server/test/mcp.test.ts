@@ -26,7 +26,8 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const MISSING_KEY = 'Missing API key. Pass it as a bearer header: Authorization: Bearer <API_KEY>.'
 const NOT_FOUND = 'Document not found.'
-const NO_IDENTITY = 'Sealing needs a one-time identity check of this org first. Ask the operator to verify it (admin org verify-identity).'
+const NO_IDENTITY =
+  'Sealing needs a one-time identity check of this org first. The workspace owner submits it in Settings → Identity check in the dashboard (http://signet.test/app/settings/identity).'
 
 type Content = CallToolResult['content'][number]
 type ResourceItem = Extract<Content, { type: 'resource' }>

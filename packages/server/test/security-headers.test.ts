@@ -123,8 +123,8 @@ describe.runIf(haveTools('chromium'))('the API docs in a browser', () => {
     expect(paths).toContain('/api/v1/documents')
     expect(paths).toContain('/api/v1/seals')
     // Opening an operation renders its schemas and examples (more of Swagger UI's styles and scripts at work).
-    await page.click('#operations-Documents-post_api_v1_documents .opblock-summary')
-    await page.waitForSelector('#operations-Documents-post_api_v1_documents .opblock-body')
+    await page.click('#operations-Documents-createDocument .opblock-summary')
+    await page.waitForSelector('#operations-Documents-createDocument .opblock-body')
     expect(problems).toEqual([])
     await page.close()
   })

@@ -399,7 +399,7 @@ describe('the HTTP transport', () => {
         return [{ address: '127.0.0.1', family: 4 }]
       },
     })
-    expect(await post(transport, `http://hooks.example.test:${port}/in?x=1`)).toEqual({ statusCode: 200 })
+    expect(await post(transport, `http://hooks.example.test:${port}/in?x=1`)).toEqual({ statusCode: 200, bodyExcerpt: '{"received":true}' })
     expect(lookups).toEqual(['hooks.example.test'])
     const [request] = await receiver.waitFor(1)
     expect(request).toMatchObject({ path: '/in?x=1', body: '{"ping":true}' })

@@ -44,10 +44,16 @@ export function actorFor(principal: Principal, how: Omit<Actor, keyof Principal>
   return { ...principal, ...how, userAgent: how.userAgent?.slice(0, MAX_USER_AGENT) ?? null }
 }
 
+/** Who acted, as the audit trail names them: a dashboard user by name and address, else the org (and its client). */
+function actorName(actor: Actor): string {
+  if (actor.user) return `${actor.user.name} <${actor.user.email}> (${actor.orgName})`
+  return actor.clientName ? `${actor.orgName} (${actor.clientName})` : actor.orgName
+}
+
 /** The audit trail's fields that say who acted. */
 export function auditedActor(actor: Actor) {
   return {
-    actorName: actor.clientName ? `${actor.orgName} (${actor.clientName})` : actor.orgName,
+    actorName: actorName(actor),
     authMethod: actor.authMethod,
     agentTriggered: actor.agentTriggered,
     ip: actor.ip,

@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander'
 import { ConfigError, loadConfig, type Config } from '../config.ts'
 import { AppError } from '../errors.ts'
 import { PLANS } from '../orgs/plans.ts'
+import { WORKSPACE_ROLES, type WorkspaceRole } from '../db/schema.ts'
 import { MAX_SPEND_CAP_CENTS, PERIOD_PATTERN } from '../billing/plans.ts'
 import type { AdminCommand } from './commands.ts'
 import { adminSocketPath } from './socket-path.ts'
@@ -146,6 +147,31 @@ org
   .requiredOption('--legal-name <name>', 'the legal name you checked, e.g. "Acme Widgets Ltd"')
   .action((opts: { org: string; legalName: string }) => run({ name: 'org.verify-identity', orgId: opts.org, legalName: opts.legalName }))
 
+org
+  .command('identity-checks')
+  .description('identity checks submitted from the dashboard (pending by default: the queue)')
+  .addOption(new Option('--status <status>', 'which checks').choices(['pending', 'approved', 'rejected']).default('pending'))
+  .action((opts: { status: 'pending' | 'approved' | 'rejected' }) => run({ name: 'org.identity-checks', status: opts.status }))
+
+org
+  .command('decide-identity')
+  .description("approve or reject a pending identity check (its ID document is erased either way; the Operator area shows the document)")
+  .requiredOption('--check <check_id>', 'the check id (admin org identity-checks)')
+  .addOption(new Option('--approve', 'approve: sealing works for 365 days').conflicts('reject'))
+  .addOption(new Option('--reject', 'reject (needs --reason)').conflicts('approve'))
+  .option('--legal-name <name>', 'when approving: the legal name as you verified it, if it differs from the one submitted')
+  .option('--reason <text>', 'shown to the owner; required when rejecting')
+  .action((opts: { check: string; approve?: boolean; reject?: boolean; legalName?: string; reason?: string }) => {
+    if (!opts.approve && !opts.reject) throw new CliError('Give --approve or --reject.')
+    return run({
+      name: 'org.decide-identity',
+      checkId: opts.check,
+      approve: opts.approve === true,
+      ...(opts.legalName !== undefined ? { legalName: opts.legalName } : {}),
+      ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
+    })
+  })
+
 const key = program.command('key').description('API keys')
 key
   .command('create')
@@ -211,6 +237,54 @@ program
   .requiredOption('--org <org_id>', 'org id')
   .requiredOption('--url <url>', 'the https:// URL that receives the events')
   .action((opts: { org: string; url: string }) => run({ name: 'webhook.add', orgId: opts.org, url: opts.url }))
+
+/** The whole of standard input, less one trailing newline (`echo secret | admin user create … --password-stdin`). */
+async function readPasswordFromStdin(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+}
+
+const user = program.command('user').description('dashboard users')
+user
+  .command('create')
+  .description('create a verified user; with --org they join that workspace (default role member)')
+  .requiredOption('--email <email>', 'their e-mail address')
+  .requiredOption('--name <name>', 'their name')
+  .option('--password <password>', 'their password (visible to other local users in the process list: prefer --password-stdin)')
+  .option('--password-stdin', 'read the password from standard input')
+  .option('--operator', 'make them an instance operator')
+  .option('--org <org_id>', 'a workspace to join')
+  .addOption(new Option('--role <role>', 'their role in --org').choices(WORKSPACE_ROLES))
+  .action(async (opts: { email: string; name: string; password?: string; passwordStdin?: boolean; operator?: boolean; org?: string; role?: WorkspaceRole }) => {
+    if ((opts.password === undefined) === !opts.passwordStdin) throw new CliError('Give the password with exactly one of --password and --password-stdin.')
+    const password = opts.passwordStdin ? await readPasswordFromStdin() : (opts.password ?? '')
+    await run({
+      name: 'user.create',
+      email: opts.email,
+      userName: opts.name,
+      password,
+      operator: opts.operator ?? false,
+      ...(opts.org ? { orgId: opts.org } : {}),
+      ...(opts.role ? { role: opts.role } : {}),
+    })
+  })
+user.command('list').description('every user, with their workspaces').action(() => run({ name: 'user.list' }))
+user
+  .command('disable')
+  .description('stop a user from signing in and end their sessions')
+  .requiredOption('--email <email>', 'their e-mail address')
+  .action((opts: { email: string }) => run({ name: 'user.disable', email: opts.email }))
+user
+  .command('enable')
+  .description('let a disabled user sign in again')
+  .requiredOption('--email <email>', 'their e-mail address')
+  .action((opts: { email: string }) => run({ name: 'user.enable', email: opts.email }))
+user
+  .command('promote')
+  .description('make a user an instance operator (the dashboard\'s Operator area)')
+  .requiredOption('--email <email>', 'their e-mail address')
+  .action((opts: { email: string }) => run({ name: 'user.promote', email: opts.email }))
 
 program
   .command('mail')

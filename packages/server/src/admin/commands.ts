@@ -5,10 +5,13 @@ import { grantCredits, MAX_PACKS_PER_GRANT } from '../billing/credits.ts'
 import { MAX_SPEND_CAP_CENTS, PERIOD_PATTERN, periodOf } from '../billing/plans.ts'
 import { setSpendCap } from '../billing/spend-cap.ts'
 import { usageReport } from '../billing/usage.ts'
-import { outboundEmails, PLANS } from '../db/schema.ts'
+import { createUserAsOperator, disableUser, enableUser, listUsers, promoteUser } from '../accounts/admin-users.ts'
+import { IDENTITY_CHECK_STATUSES, outboundEmails, PLANS, WORKSPACE_ROLES } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { compileStrict, describeValidationErrors } from '../lib/validation.ts'
 import { recordIdentityCheck } from '../orgs/identity.ts'
+import { MAX_DECISION_REASON_LENGTH } from '../orgs/identity-checks.schemas.ts'
+import { decideAsOperator, identityCheckQueue } from '../operator/identity-checks.ts'
 import { createOrg, setOrgPlan } from '../orgs/orgs.ts'
 import { createTemplate } from '../templates/create-template.ts'
 import { rerenderFinalPdf } from '../documents/final-pdf-job.ts'
@@ -61,7 +64,34 @@ export const AdminCommand = Type.Union([
   ),
   Type.Object({ name: Type.Literal('webhook.add'), orgId: Id, url: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
   Type.Object({ name: Type.Literal('org.verify-identity'), orgId: Id, legalName: Type.String() }, { additionalProperties: false }),
+  Type.Object({ name: Type.Literal('org.identity-checks'), status: Type.Optional(Type.Enum(IDENTITY_CHECK_STATUSES)) }, { additionalProperties: false }),
+  Type.Object(
+    {
+      name: Type.Literal('org.decide-identity'),
+      checkId: Id,
+      approve: Type.Boolean(),
+      legalName: Type.Optional(Type.String()),
+      reason: Type.Optional(Type.String({ maxLength: MAX_DECISION_REASON_LENGTH })),
+    },
+    { additionalProperties: false },
+  ),
   Type.Object({ name: Type.Literal('document.rerender'), documentId: Id }, { additionalProperties: false }),
+  Type.Object(
+    {
+      name: Type.Literal('user.create'),
+      email: Type.String({ format: 'email', maxLength: 254 }),
+      userName: Type.String({ minLength: 1, maxLength: 200 }),
+      password: Type.String({ minLength: 1, maxLength: 1000 }),
+      operator: Type.Boolean(),
+      orgId: Type.Optional(Id),
+      role: Type.Optional(Type.Enum(WORKSPACE_ROLES)),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object({ name: Type.Literal('user.list') }, { additionalProperties: false }),
+  Type.Object({ name: Type.Literal('user.disable'), email: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+  Type.Object({ name: Type.Literal('user.enable'), email: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+  Type.Object({ name: Type.Literal('user.promote'), email: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
 ])
 export type AdminCommand = Static<typeof AdminCommand>
 
@@ -135,9 +165,35 @@ export async function executeAdminCommand(services: AdminServices, command: Admi
       return setSpendCap(db, command.orgId, command.cents)
     case 'org.verify-identity':
       return recordIdentityCheck(db, { orgId: command.orgId, legalName: command.legalName, now: services.clock.now() })
+    case 'org.identity-checks':
+      return identityCheckQueue(db, { status: command.status ?? 'pending', limit: 1000 })
+    case 'org.decide-identity':
+      return decideAsOperator(services, 'cli', command.checkId, {
+        approve: command.approve,
+        ...(command.legalName !== undefined ? { legal_name: command.legalName } : {}),
+        ...(command.reason !== undefined ? { reason: command.reason } : {}),
+      })
     case 'usage.show':
       return usageReport(db, command.orgId, command.period ?? periodOf(services.clock.now()))
     case 'webhook.add':
       return addWebhookEndpoint(services, { orgId: command.orgId, url: command.url })
+    case 'user.create':
+      if (command.role && !command.orgId) throw invalid('--role needs --org: the workspace the user joins with that role.')
+      return createUserAsOperator(services, {
+        email: command.email,
+        name: command.userName,
+        password: command.password,
+        operator: command.operator,
+        orgId: command.orgId,
+        role: command.role,
+      })
+    case 'user.list':
+      return listUsers(db)
+    case 'user.disable':
+      return disableUser(services, command.email)
+    case 'user.enable':
+      return enableUser(db, command.email)
+    case 'user.promote':
+      return promoteUser(db, command.email)
   }
 }

@@ -18,15 +18,27 @@ export const API_KEY_PREFIX = 'sgn_live_'
 const API_KEY_PATTERN = /^sgn_live_[0-9a-f]{64}$/
 const PUBLIC_PREFIX_LENGTH = API_KEY_PREFIX.length + 8
 
-export async function createApiKey(db: Db, orgId: string): Promise<{ api_key: string; prefix: string }> {
+export interface IssuedApiKey {
+  id: string
+  api_key: string
+  prefix: string
+  createdAt: Date
+}
+
+/** Issues a key for the org; `named` says what it is for and who made it (keys made in the dashboard). */
+export async function createApiKey(db: Db, orgId: string, named?: { name: string; createdByUserId: string }): Promise<IssuedApiKey> {
   const apiKey = API_KEY_PREFIX + randomBytes(32).toString('hex')
   const prefix = apiKey.slice(0, PUBLIC_PREFIX_LENGTH)
-  await db.insert(apiKeys).values({ orgId, prefix, keyHash: sha256Hex(apiKey) })
-  return { api_key: apiKey, prefix }
+  const [row] = await db
+    .insert(apiKeys)
+    .values({ orgId, prefix, keyHash: sha256Hex(apiKey), name: named?.name ?? null, createdByUserId: named?.createdByUserId ?? null })
+    .returning({ id: apiKeys.id, createdAt: apiKeys.createdAt })
+  if (!row) throw new Error('insert returned no row')
+  return { id: row.id, api_key: apiKey, prefix, createdAt: row.createdAt }
 }
 
 /** Creates an additional key for an existing org. */
-export async function createOrgApiKey(db: Db, orgId: string): Promise<{ api_key: string; prefix: string }> {
+export async function createOrgApiKey(db: Db, orgId: string): Promise<IssuedApiKey> {
   await requireOrg(db, orgId)
   return createApiKey(db, orgId)
 }
@@ -89,7 +101,10 @@ export async function authenticateApiKey(services: { db: Db; principals: Princip
   if (!API_KEY_PATTERN.test(presented)) throw invalidKey()
   const presentedHash = sha256Hex(presented)
   const cached = services.principals.get(presentedHash)
-  if (cached) return cached
+  if (cached) {
+    services.principals.uses.note(presentedHash)
+    return cached
+  }
   const waitSeconds = presenter.failedLookups.refusedForSeconds(presenter.ip)
   if (waitSeconds !== undefined) {
     throw new AppError(
@@ -108,5 +123,6 @@ export async function authenticateApiKey(services: { db: Db; principals: Princip
   }
   const principal = { orgId: row.orgId, orgName: row.orgName, plan: row.plan }
   services.principals.set(presentedHash, principal, generation)
+  services.principals.uses.note(presentedHash)
   return principal
 }

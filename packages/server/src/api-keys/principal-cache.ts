@@ -1,4 +1,5 @@
 import type { Principal } from './api-keys.ts'
+import { KeyUses } from './key-uses.ts'
 
 /** The NOTIFY channel on which any process announces that cached principals may be stale. */
 export const PRINCIPALS_CHANGED_CHANNEL = 'signet_principals_changed'
@@ -17,8 +18,12 @@ export class PrincipalCache {
   private live = false
   /** Bumped on every invalidation, so a lookup that raced one cannot store what it read before it. */
   private generation = 0
+  /** Keys that authenticated lately, for api_keys.last_used_at (written by a background loop, not by requests). */
+  readonly uses: KeyUses
 
-  constructor(private readonly now: () => number) {}
+  constructor(private readonly now: () => number) {
+    this.uses = new KeyUses(now)
+  }
 
   get(keyHash: string): Principal | undefined {
     const entry = this.entries.get(keyHash)

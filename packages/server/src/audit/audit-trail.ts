@@ -13,6 +13,7 @@ export type AuditEventType =
   | 'document.sent'
   | 'document.voided'
   | 'document.expired'
+  | 'signer.invitation_resent'
   | 'signer.code_sent'
   | 'signer.code_verified'
   | 'signer.code_rejected'

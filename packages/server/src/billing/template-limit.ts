@@ -1,4 +1,4 @@
-import { count, eq } from 'drizzle-orm'
+import { and, count, eq, isNull } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { orgs, templates } from '../db/schema.ts'
 import { AppError, notFound } from '../errors.ts'
@@ -15,7 +15,8 @@ export async function assertTemplateAllowed(tx: Db, orgId: string): Promise<void
   if (!org) throw notFound(`Org ${orgId} not found.`)
   const max = PLAN_RULES[org.plan].maxTemplates
   if (max === null) return
-  const [existing] = await tx.select({ n: count() }).from(templates).where(eq(templates.orgId, orgId))
+  // Deleted templates do not count: deleting the one a Free org has makes room for another.
+  const [existing] = await tx.select({ n: count() }).from(templates).where(and(eq(templates.orgId, orgId), isNull(templates.deletedAt)))
   if ((existing?.n ?? 0) < max) return
   throw new AppError(
     'payment_required',

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq, isNull } from 'drizzle-orm'
 import type { Principal } from '../api-keys/api-keys.ts'
 import { auditedActor, type Actor } from '../actors/actor.ts'
 import { startAuditTrails, type AuditEventInput } from '../audit/audit-trail.ts'
@@ -102,13 +102,13 @@ export async function createDocument(
   }
 }
 
-/** The org's template a send names, or the spec's 400 (an unknown template is a bad request, not a 404). */
+/** The org's live template a send names, or the spec's 400 (an unknown or deleted template is a bad request, not a 404). */
 export async function findTemplateToSend(db: Db, principal: Principal, templateId: string): Promise<{ id: string; name: string; roles: number[] }> {
   const [template] = isUuid(templateId)
     ? await db
         .select({ id: templates.id, name: templates.name, roles: templates.roles })
         .from(templates)
-        .where(and(eq(templates.id, templateId), eq(templates.orgId, principal.orgId)))
+        .where(and(eq(templates.id, templateId), eq(templates.orgId, principal.orgId), isNull(templates.deletedAt)))
     : []
   if (!template) throw invalid('Template not found.')
   return template
@@ -132,6 +132,8 @@ function resolveExpiry(raw: string | undefined, now: Date): Date | null {
 
 /** Every role the template uses needs a signer; a signer's role must have fields to fill. */
 function checkRoles(templateRoles: number[], recipients: { role: number }[], single: boolean): void {
+  // An upload from the dashboard has no fields until they are placed in the editor.
+  if (templateRoles.length === 0) throw invalid('This template has no fields yet: place them in the template editor before sending it.')
   const given = new Set(recipients.map((r) => r.role))
   const missing = templateRoles.filter((role) => !given.has(role))
   if (missing.length > 0) {

@@ -81,6 +81,7 @@ export const DocumentListItem = Type.Object(
 export const ListDocumentsQuery = Type.Object(
   {
     status: Type.Optional(Type.Enum(DOCUMENT_STATUSES)),
+    search: Type.Optional(Type.String({ maxLength: 200, description: 'case-insensitive text in the title or in any signer\'s e-mail address' })),
     include_self_sealed: Type.Optional(Type.Boolean({ default: false, description: 'status=completed hides self-sealed documents unless true' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
     offset: Type.Optional(Offset),
@@ -114,10 +115,14 @@ export const DocumentView = Type.Object(
     signers: Type.Array(
       Type.Object(
         {
+          id: Type.String({ description: 'the signer id (POST /documents/{id}/signers/{signerId}/resend)' }),
+          role: Type.Integer({ description: "the template role this signer fills (0 is Party 1)" }),
           email: Type.String(),
           name: Type.Union([Type.String(), Type.Null()]),
           status: Type.Enum(SIGNER_STATUSES),
           signed_at: NullableTimestamp,
+          viewed_at: NullableTimestamp,
+          declined_at: NullableTimestamp,
           auth_required: Type.Boolean(),
           auth_verified: Type.Boolean(),
         },
@@ -165,3 +170,45 @@ export type SignedPdfStatus = NonNullable<DocumentView['signed_pdf_status']>
 export type BulkSendInput = Static<typeof BulkSendBody>
 export type BulkRecipient = BulkSendInput['recipients'][number]
 export type BulkSendResult = Static<typeof BulkSendCreated>
+
+export const SignerParams = Type.Object(
+  { id: Type.String({ description: 'a document id (UUID)' }), signerId: Type.String({ description: "a signer id (UUID), from the document's signers" }) },
+  { additionalProperties: false },
+)
+
+export const AuditEventView = Type.Object(
+  {
+    seq: Type.Integer({ description: '1, 2, 3… within the document' }),
+    at: Timestamp,
+    event: Type.String({ description: 'document.sent, document.viewed, signer.code_sent, document.signed, document.completed, …' }),
+    actor: Type.Union([Type.String(), Type.Null()], { description: "who acted: a signer's e-mail, the sending org (and its client), or null for the system" }),
+    signer_id: Type.Union([Type.String(), Type.Null()]),
+    ip: Type.Union([Type.String(), Type.Null()]),
+    user_agent: Type.Union([Type.String(), Type.Null()]),
+    auth_method: Type.Union([Type.String(), Type.Null()], { description: 'api_key, session, email_link, email_link+email_code, system, …' }),
+    agent_triggered: Type.Boolean({ description: 'an AI agent made the call (MCP)' }),
+    data: Type.Record(Type.String(), Type.Unknown()),
+    hash: Type.String({ description: "SHA-256 (hex) over this event and the previous event's hash" }),
+  },
+  { additionalProperties: false },
+)
+
+export const DocumentAudit = Type.Object(
+  {
+    events: Type.Array(AuditEventView),
+    chain_valid: Type.Boolean({ description: "every event's hash recomputed and linked to the one before: false means the trail was altered" }),
+  },
+  { additionalProperties: false },
+)
+
+export const ResendAccepted = Type.Object(
+  {
+    signer_id: Type.String(),
+    email: Type.String(),
+    message: Type.String(),
+  },
+  { additionalProperties: false },
+)
+
+export type DocumentAudit = Static<typeof DocumentAudit>
+export type ResendAccepted = Static<typeof ResendAccepted>

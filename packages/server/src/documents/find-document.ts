@@ -19,7 +19,7 @@ const documentWithSignersInOrg = preparedPer((db) =>
       columns: { id: true, title: true, status: true, createdAt: true, updatedAt: true, expiresAt: true, signedPdfSha256: true, sealError: true, renderFailedAt: true },
       with: {
         signers: {
-          columns: { email: true, name: true, status: true, signedAt: true, authRequired: true, authVerified: true },
+          columns: { id: true, role: true, email: true, name: true, status: true, signedAt: true, viewedAt: true, declinedAt: true, authRequired: true, authVerified: true },
           orderBy: [asc(signers.position)],
         },
       },

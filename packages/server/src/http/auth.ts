@@ -2,16 +2,22 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { actorFor, type Actor } from '../actors/actor.ts'
 import { authenticateApiKey, type Principal } from '../api-keys/api-keys.ts'
 import { FailedKeyLookups } from '../api-keys/failed-key-lookups.ts'
+import { authenticateSession, type SignedInSession } from '../accounts/sessions.ts'
 import type { Services } from '../services.ts'
 import { AppError } from '../errors.ts'
+import { clearSessionCookie, requireSameOrigin, sessionTokenOf } from './session-cookie.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null
+    /** The dashboard session the request came with (routes behind apiAuth), or null for a key. */
+    userSession: SignedInSession | null
   }
 }
 
 const MISSING_KEY = 'Missing API key. Pass it as a bearer header: Authorization: Bearer <API_KEY>.'
+const SESSION_ENDED = 'Your session has ended. Sign in again.'
+const NO_WORKSPACE = 'You do not belong to any workspace any more. Create a workspace or accept an invitation to continue.'
 
 /** The presented key: `Authorization: Bearer <key>`, or the `X-API-Key` header some clients of the original service use. */
 function presentedKey(request: FastifyRequest): string | undefined {
@@ -22,38 +28,70 @@ function presentedKey(request: FastifyRequest): string | undefined {
   return typeof alternative === 'string' && alternative.length > 0 ? alternative : undefined
 }
 
+type AuthServices = Pick<Services, 'db' | 'principals' | 'clock' | 'config'>
+
 /**
- * onRequest hook for /api/v1: resolves the key to its org before anything else runs. The
- * client's address is request.ip: the socket's peer, or what a proxy trusted by TRUST_PROXY
- * says (so behind a proxy TRUST_PROXY must name it, or every client shares the proxy's address).
+ * onRequest hook for keys only (the MCP endpoint): resolves the key to its org before anything
+ * else runs. The client's address is request.ip: the socket's peer, or what a proxy trusted by
+ * TRUST_PROXY says (so behind a proxy TRUST_PROXY must name it, or every client shares the proxy's address).
  */
-export function apiKeyAuth(services: Pick<Services, 'db' | 'principals' | 'clock' | 'config'>) {
+export function apiKeyAuth(services: AuthServices) {
   const failedLookups = new FailedKeyLookups(services.config.failedAuthPerMinute, () => services.clock.now().getTime())
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const key = presentedKey(request)
     if (!key) throw new AppError('missing_api_key', MISSING_KEY)
+    request.userSession = null
     request.principal = await authenticateApiKey(services, key, { ip: request.ip, failedLookups })
   }
 }
 
-/** The authenticated org of a route behind apiKeyAuth. */
+/**
+ * onRequest hook for /api/v1: an API key when one is presented (the key wins, so a key-using
+ * client on a browser with a dashboard cookie acts as the key's org), else the dashboard's
+ * session cookie. With a session the principal is the session's selected workspace, and a
+ * state-changing request must pass the Origin check (CSRF).
+ */
+export function apiAuth(services: AuthServices) {
+  const keyAuth = apiKeyAuth(services)
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const sessionToken = presentedKey(request) ? undefined : sessionTokenOf(request)
+    if (!sessionToken) return keyAuth(request, reply)
+    const session = await authenticateSession(services, sessionToken)
+    if (!session) {
+      clearSessionCookie(reply, services.config)
+      throw new AppError('unauthenticated', SESSION_ENDED)
+    }
+    requireSameOrigin(request, services.config, { whenAbsent: 'refuse' })
+    request.userSession = session
+    request.principal = session.workspace ? { orgId: session.workspace.orgId, orgName: session.workspace.orgName, plan: session.workspace.plan } : null
+  }
+}
+
+/** The authenticated org of a route behind apiAuth: the key's, or the session's selected workspace. */
 export function principalOf(request: FastifyRequest): Principal {
-  if (!request.principal) throw new AppError('missing_api_key', MISSING_KEY)
-  return request.principal
+  if (request.principal) return request.principal
+  if (request.userSession) throw new AppError('forbidden', NO_WORKSPACE)
+  throw new AppError('missing_api_key', MISSING_KEY)
+}
+
+/** The signed-in dashboard user of a session-only route; an API key gets 401. */
+export function sessionOf(request: FastifyRequest): SignedInSession {
+  if (!request.userSession) throw new AppError('unauthenticated', 'Sign in to the dashboard for this; API keys cannot use it.')
+  return request.userSession
 }
 
 /**
- * Who acts in a request authenticated by an API key: the key's org, through the given door.
- * REST callers are never counted as agents; every MCP call is one.
+ * Who acts in an authenticated request: a key's org through the given door (REST callers are
+ * never counted as agents; every MCP call is one), or a dashboard user in their selected workspace.
  */
 export function actorOf(request: FastifyRequest, channel: 'rest' | 'mcp' = 'rest'): Actor {
-  return actorFor(principalOf(request), {
-    channel,
-    authMethod: 'api_key',
-    agentTriggered: channel === 'mcp',
-    clientName: null,
-    ip: request.ip,
-    userAgent: request.headers['user-agent'] ?? null,
-    user: null,
-  })
+  const principal = principalOf(request)
+  const client = { ip: request.ip, userAgent: request.headers['user-agent'] ?? null, clientName: null }
+  const session = request.userSession
+  if (session?.workspace) {
+    const { role } = session.workspace
+    const user = { id: session.userId, email: session.email, name: session.name, role, isOperator: session.isOperator }
+    return actorFor(principal, { channel: 'dashboard', authMethod: 'session', agentTriggered: false, ...client, user })
+  }
+  return actorFor(principal, { channel, authMethod: 'api_key', agentTriggered: channel === 'mcp', ...client, user: null })
 }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { pino, type DestinationStream } from 'pino'
+import pinoPretty from 'pino-pretty'
 import type { Config } from '../config.ts'
 
 /** pino, typed as Fastify's logger so the same instance serves the app and the domain. */
@@ -10,10 +11,19 @@ export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers["x-api-key"]',
   'req.headers.cookie',
+  'res.headers["set-cookie"]',
   'api_key',
   'token',
+  'password',
+  'current_password',
+  'new_password',
+  'invitation_token',
   '*.api_key',
   '*.token',
+  '*.password',
+  '*.current_password',
+  '*.new_password',
+  '*.invitation_token',
 ]
 
 /**
@@ -23,6 +33,10 @@ export const REDACTED_PATHS = [
 const SECRETS_IN_TEXT: [RegExp, string][] = [
   [/\/sign\/[A-Za-z0-9_-]+/g, '/sign/[redacted]'],
   [/sgn_live_[0-9a-f]+/g, 'sgn_live_[redacted]'],
+  // The dashboard's single-use links (verify, reset, setup, invitation) and its session cookie.
+  [/([?&]token=)[A-Za-z0-9_-]+/g, '$1[redacted]'],
+  [/\/invit(e|ations)\/[A-Za-z0-9_-]{20,}/g, '/invit$1/[redacted]'],
+  [/signet_session=[A-Za-z0-9_-]+/g, 'signet_session=[redacted]'],
 ]
 
 /**
@@ -35,7 +49,12 @@ function redactSecrets(line: string): string {
   return SECRETS_IN_TEXT.reduce((text, [pattern, replacement]) => text.replace(pattern, replacement), line)
 }
 
-/** Logs to stdout, or to `destination` (tests read what the server really writes). */
+/**
+ * Logs to stdout, or to `destination` (tests read what the server really writes): lines a
+ * person reads when stdout is a terminal, JSON lines otherwise (for log collectors). The
+ * pretty stream runs in this thread and receives lines already redacted.
+ */
 export function createLogger(config: Pick<Config, 'logLevel'>, destination?: DestinationStream): Logger {
-  return pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, hooks: { streamWrite: redactSecrets } }, destination)
+  const output = destination ?? (process.stdout.isTTY ? pinoPretty({ colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' }) : undefined)
+  return pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, hooks: { streamWrite: redactSecrets } }, output)
 }

@@ -80,3 +80,79 @@ export function declinedMail(input: { orgName: string; title: string; signerName
   const body = `${input.declinedBy} declined to sign "${input.title}", sent by ${input.orgName}. The signature request is closed: you no longer need to sign it, and its link no longer works.`
   return { subject, text: `${greetingFor(input.signerName)}\n\n${body}`, html: layout(paragraphs(greetingFor(input.signerName)) + paragraphs(body)) }
 }
+
+/** A mail whose point is one link: a greeting, what happened, a button, the link in clear, and a note for whoever did not ask. */
+function linkMail(input: { subject: string; name: string | null; lines: string[]; button: string; link: string; ignore: string }): Mail {
+  const greeting = greetingFor(input.name)
+  return {
+    subject: input.subject,
+    text: [greeting, ...input.lines, `${input.button}: ${input.link}`, input.ignore].join('\n\n'),
+    html: layout(
+      `${paragraphs(greeting)}${input.lines.map(paragraphs).join('')}
+<p style="margin:24px 0"><a href="${escapeHtml(input.link)}" style="background:#1d4ed8;color:#fff;padding:12px 20px;border-radius:6px;text-decoration:none;font-weight:600">${escapeHtml(input.button)}</a></p>
+<p style="font-size:13px;color:#52606d">Or paste this link into your browser: ${escapeHtml(input.link)}</p>${paragraphs(input.ignore)}`,
+    ),
+  }
+}
+
+export function verifyEmailMail(input: { name: string; link: string; validHours: number }): Mail {
+  return linkMail({
+    subject: 'Confirm your e-mail address for Signet',
+    name: input.name,
+    lines: [`Confirm this address to finish creating your Signet account. The link works once, for ${input.validHours} hours.`],
+    button: 'Confirm my address',
+    link: input.link,
+    ignore: 'If you did not sign up, ignore this e-mail: no account is created without this confirmation.',
+  })
+}
+
+/** Sent instead of a verification mail when someone signs up with an address that has an account: the sign-up page's answer stays the same. */
+export function alreadyRegisteredMail(input: { name: string; loginLink: string; resetLink: string }): Mail {
+  return linkMail({
+    subject: 'You already have a Signet account',
+    name: input.name,
+    lines: [
+      'Someone (probably you) tried to sign up with this address, which already has a Signet account. Sign in instead.',
+      `Forgot your password? Choose a new one here: ${input.resetLink}`,
+    ],
+    button: 'Sign in',
+    link: input.loginLink,
+    ignore: 'If it was not you, ignore this e-mail: nothing has changed on your account.',
+  })
+}
+
+export function resetPasswordMail(input: { name: string; link: string; validMinutes: number }): Mail {
+  return linkMail({
+    subject: 'Choose a new Signet password',
+    name: input.name,
+    lines: [`Someone asked to reset the password of your Signet account. This link works once, for ${input.validMinutes} minutes; using it signs you out everywhere.`],
+    button: 'Choose a new password',
+    link: input.link,
+    ignore: 'If you did not ask for it, ignore this e-mail: your password stays as it is.',
+  })
+}
+
+export function workspaceInvitationMail(input: { inviterName: string; workspaceName: string; role: string; link: string; validDays: number }): Mail {
+  return linkMail({
+    subject: `${input.inviterName} invited you to ${input.workspaceName} on Signet`,
+    name: null,
+    lines: [
+      `${input.inviterName} invited you to join the workspace "${input.workspaceName}" on Signet as ${input.role === 'admin' ? 'an admin' : `a ${input.role}`}.`,
+      `The invitation works once, for ${input.validDays} days. With no Signet account yet, you create one on the way.`,
+    ],
+    button: 'Accept the invitation',
+    link: input.link,
+    ignore: 'If you do not know this person, ignore this e-mail.',
+  })
+}
+
+export function joinedWorkspaceMail(input: { name: string; workspaceName: string; loginLink: string }): Mail {
+  return linkMail({
+    subject: `Welcome to ${input.workspaceName} on Signet`,
+    name: input.name,
+    lines: [`Your Signet account is ready and you have joined "${input.workspaceName}".`],
+    button: 'Sign in',
+    link: input.loginLink,
+    ignore: 'If you did not sign up, tell the workspace that invited you.',
+  })
+}

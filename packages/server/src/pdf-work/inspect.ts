@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { PDF, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream } from '@libpdf/core'
 import type { PageSize } from '../signing/signed-pdf-certificate.ts'
+import { pageFrame } from '../signing/signed-pdf.ts'
 import { formatMegabytes, limitMessage, PdfLimitExceeded, rejection, type PdfLimits, type PdfRejection } from './limits.ts'
 
 /*
@@ -53,8 +54,10 @@ export function objectNumbers(text: string): { numbers: { num: number; gen: numb
   return { numbers, compressed }
 }
 
-function displayedSize(page: ReturnType<PDF['getPages']>[number]): PageSize {
-  return page.rotation === 90 || page.rotation === 270 ? { width: page.height, height: page.width } : { width: page.width, height: page.height }
+/** The page as a viewer displays it (visible CropBox, after /Rotate): the space template fields are measured in. */
+function displayedSize(pdf: PDF, page: ReturnType<PDF['getPages']>[number]): PageSize {
+  const { width, height } = pageFrame(pdf, page)
+  return { width, height }
 }
 
 const numberIn = (dict: PdfDict, key: string): number => {
@@ -113,5 +116,5 @@ export async function inspectPdf(bytes: Uint8Array, limits: PdfLimits): Promise<
   if (pages.length > limits.maxPages) return rejection(413, limitMessage('maxPages', String(pages.length), String(limits.maxPages)))
   if (pages.length === 0) return rejection(400, 'The PDF has no readable pages (is it truncated or damaged?).')
   checkStreams(pdf, numbers, limits)
-  return { pages: pages.map(displayedSize), sha256: createHash('sha256').update(bytes).digest('hex'), incrementalBlocker: pdf.canSaveIncrementally() }
+  return { pages: pages.map((page) => displayedSize(pdf, page)), sha256: createHash('sha256').update(bytes).digest('hex'), incrementalBlocker: pdf.canSaveIncrementally() }
 }

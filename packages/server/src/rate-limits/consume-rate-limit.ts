@@ -50,6 +50,16 @@ export const RATE_LIMITS = {
   spendCap: { name: 'spend-cap', perHour: 120 },
   /** For the webhook management routes (list, add, update, delete, rotate, deliveries). */
   webhooks: { name: 'webhooks', perHour: 120 },
+  /** Reading and editing single templates (the dashboard's editor: upload, fields, rename, delete, duplicate, PDF). */
+  templates: { name: 'templates', perHour: 600 },
+  /** Re-sending a signer's invitation mail (each signer also waits between re-sends). */
+  resend: { name: 'resend', perHour: 60 },
+  /** A document's audit trail. */
+  audit: { name: 'audit', perHour: 300 },
+  /** Per client address, not per org (accounts/address-limits.ts): sign-in attempts of any account. */
+  signIn: { name: 'sign-in', perHour: 100 },
+  /** Per client address: sign-ups, password-reset requests and resent verifications, each of which mails someone. */
+  accountMail: { name: 'account-mail', perHour: 30 },
 } as const satisfies Record<string, RateLimitPolicy>
 
 export interface RateLimitDecision {

@@ -51,7 +51,7 @@ export async function requestSeal(deps: FinalPdfDeps, actor: Actor, input: SealR
   const filename = filenameOf(input.filename)
   const title = titleOf(input.title, filename)
   const certificateMode = input.certificateMode ?? 'both'
-  const identity = requireVerifiedIdentity(await requireOrg(db, actor.orgId), clock.now())
+  const identity = requireVerifiedIdentity(await requireOrg(db, actor.orgId), clock.now(), deps.config.publicUrl)
   const { pages, incrementalBlocker, pdf, sha256 } = await deps.pdfWork.inspect(input.pdf)
   // A seal extends the upload by an incremental update, so the upload stays a byte-for-byte prefix of the sealed file.
   if (incrementalBlocker !== null) {

@@ -196,7 +196,7 @@ function rectOf(pdf: PDF, page: PDFPage, key: string): Rect | undefined {
  * (clipped to the MediaBox, whose origin need not be 0,0), turned by /Rotate. @libpdf/core's box
  * getters return the upper-right corner as "width"/"height" and ignore inheritance, hence our own.
  */
-function pageFrame(pdf: PDF, page: PDFPage): PageFrame {
+export function pageFrame(pdf: PDF, page: PDFPage): PageFrame {
   const media = rectOf(pdf, page, 'MediaBox') ?? [0, 0, 612, 792]
   const crop = rectOf(pdf, page, 'CropBox')
   const visible: Rect = crop

@@ -1,7 +1,5 @@
 import type { Services } from '../services.ts'
-import type { BlobStore } from '../adapters/blob-store.ts'
-import type { PdfWork } from '../pdf-work/pdf-work.ts'
-import type { PageSize } from '../pdf-work/inspect.ts'
+import { pageSizesOf } from '../templates/page-sizes.ts'
 import { codeStepLockedMessage, codeStepLockedUntil, maskEmail } from './email-code.ts'
 import { fieldsOf, type SignerContext } from './signer-context.ts'
 import { closureOf, type Closure } from './signing-rules.ts'
@@ -37,24 +35,6 @@ export async function renderSigningView(
     today: now.toISOString().slice(0, 10),
     expiresAt: document.expiresAt?.toISOString() ?? null,
   })
-}
-
-/**
- * Page sizes by the PDF's SHA-256: a blob never changes, so each template's PDF is read and
- * parsed once per process rather than on every view of every signing page.
- */
-const pageSizeCache = new Map<string, PageSize[]>()
-const PAGE_SIZE_CACHE_LIMIT = 500
-
-async function pageSizesOf({ blobs, pdfWork }: { blobs: BlobStore; pdfWork: PdfWork }, sha256: string): Promise<PageSize[]> {
-  const cached = pageSizeCache.get(sha256)
-  if (cached) return cached
-  const pdf = await blobs.get(sha256)
-  if (!pdf) throw new Error(`template PDF ${sha256} is missing`)
-  const { pages: sizes } = await pdfWork.inspect(pdf)
-  if (pageSizeCache.size >= PAGE_SIZE_CACHE_LIMIT) pageSizeCache.clear()
-  pageSizeCache.set(sha256, sizes)
-  return sizes
 }
 
 function closedPage(closure: Closure, context: SignerContext, options: { token: string; hasAccess: boolean }): StatusPageModel {

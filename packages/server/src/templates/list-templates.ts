@@ -1,4 +1,4 @@
-import { count, desc, eq } from 'drizzle-orm'
+import { and, count, desc, eq, isNull } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { templates } from '../db/schema.ts'
 import type { Principal } from '../api-keys/api-keys.ts'
@@ -6,9 +6,9 @@ import type { Page } from '../lib/paging.ts'
 import { presentTemplate } from './present-template.ts'
 import type { TemplateList } from './templates.schemas.ts'
 
-/** The org's templates, newest first (ties broken by id so pages never overlap). */
+/** The org's live (not deleted) templates, newest first (ties broken by id so pages never overlap). */
 export async function listTemplates(db: Db, principal: Principal, page: Page): Promise<TemplateList> {
-  const where = eq(templates.orgId, principal.orgId)
+  const where = and(eq(templates.orgId, principal.orgId), isNull(templates.deletedAt))
   const [rows, [totals]] = await Promise.all([
     db
       .select({ id: templates.id, name: templates.name, pageCount: templates.pageCount, createdAt: templates.createdAt, roles: templates.roles })

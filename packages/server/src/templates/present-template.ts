@@ -1,5 +1,6 @@
 import type { templates } from '../db/schema.ts'
-import type { TemplateView } from './templates.schemas.ts'
+import type { PageSize } from '../pdf-work/inspect.ts'
+import type { TemplateDetail, TemplateView } from './templates.schemas.ts'
 
 export const presentTemplate = (row: Pick<typeof templates.$inferSelect, 'id' | 'name' | 'pageCount' | 'createdAt' | 'roles'>): TemplateView => ({
   id: row.id,
@@ -7,4 +8,12 @@ export const presentTemplate = (row: Pick<typeof templates.$inferSelect, 'id' | 
   page_count: row.pageCount,
   created_at: row.createdAt.toISOString(),
   roles: row.roles,
+})
+
+/** A template with what the field editor needs: its fields and each page's size as displayed. */
+export const presentTemplateDetail = (row: typeof templates.$inferSelect, pages: PageSize[]): TemplateDetail => ({
+  ...presentTemplate(row),
+  updated_at: row.updatedAt.toISOString(),
+  fields: row.fields,
+  pages: pages.map(({ width, height }) => ({ width, height })),
 })

@@ -34,7 +34,8 @@ interface Attempt {
   latencyMs: number
 }
 
-const describeStatus = (statusCode: number): string | null => {
+/** Why a response does not count as delivered, or null for a 2xx. */
+export const describeStatus = (statusCode: number): string | null => {
   if (statusCode >= 200 && statusCode < 300) return null
   if (statusCode >= 300 && statusCode < 400) return `HTTP ${statusCode}: redirects are not followed`
   return `HTTP ${statusCode}`

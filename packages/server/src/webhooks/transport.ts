@@ -20,8 +20,17 @@ export interface WebhookRequest {
  * is; rejects when no response arrived (refused URL, network error, timeout, abort).
  */
 export interface WebhookTransport {
-  post(request: WebhookRequest): Promise<{ statusCode: number }>
+  post(request: WebhookRequest): Promise<WebhookResponse>
 }
+
+export interface WebhookResponse {
+  statusCode: number
+  /** The start of the response body as text (at most RESPONSE_EXCERPT_BYTES), for the dashboard's test event. */
+  bodyExcerpt?: string
+}
+
+/** How much of a response body is kept to show (the rest is read and thrown away). */
+export const RESPONSE_EXCERPT_BYTES = 1024
 
 /** The part of a response body read (and thrown away) before the attempt counts as answered. */
 const MAX_RESPONSE_BYTES = 64 * 1024
@@ -38,6 +47,8 @@ export function httpWebhookTransport(options: { allowPrivate: boolean; resolve?:
       new Promise((resolve, reject) => {
         let outgoing: ClientRequest | undefined
         let settled = false
+        const excerpt: Buffer[] = []
+        let excerptBytes = 0
         const settle = (error: Error | undefined, statusCode?: number) => {
           if (settled) return
           settled = true
@@ -45,7 +56,7 @@ export function httpWebhookTransport(options: { allowPrivate: boolean; resolve?:
           request.signal.removeEventListener('abort', onAbort)
           outgoing?.destroy()
           if (error) reject(error)
-          else resolve({ statusCode: statusCode ?? 0 })
+          else resolve({ statusCode: statusCode ?? 0, bodyExcerpt: Buffer.concat(excerpt).toString('utf8') })
         }
         const timer = setTimeout(() => settle(new Error(`no response within ${request.timeoutMs / 1000} s (timed out)`)), request.timeoutMs)
         const onAbort = () => settle(new Error('aborted: the server is shutting down'))
@@ -59,6 +70,11 @@ export function httpWebhookTransport(options: { allowPrivate: boolean; resolve?:
           const statusCode = response.statusCode ?? 0
           let received = 0
           response.on('data', (chunk: Buffer) => {
+            if (excerptBytes < RESPONSE_EXCERPT_BYTES) {
+              const kept = chunk.subarray(0, RESPONSE_EXCERPT_BYTES - excerptBytes)
+              excerpt.push(kept)
+              excerptBytes += kept.length
+            }
             received += chunk.length
             if (received > MAX_RESPONSE_BYTES) settle(undefined, statusCode)
           })

@@ -98,3 +98,16 @@ export const Redelivery = Type.Object({ id: Type.String(), status: Type.Literal(
 export type DeliveryView = Static<typeof Delivery>
 export type DeliveryList = Static<typeof DeliveryList>
 export type WebhookEndpointView = Static<typeof WebhookEndpoint>
+
+export const WebhookTestResult = Type.Object(
+  {
+    delivered: Type.Boolean({ description: 'true only when the endpoint answered with a 2xx' }),
+    status_code: Type.Union([Type.Integer(), Type.Null()], { description: "the endpoint's HTTP status; null when no answer came" }),
+    latency_ms: Type.Integer(),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'why it was not delivered: a refused address, a network error, a timeout, or the HTTP status' }),
+    response_body_excerpt: Type.Union([Type.String(), Type.Null()], { description: 'the first 1 KiB of the response body, as text' }),
+  },
+  { additionalProperties: false },
+)
+
+export type WebhookTestResult = Static<typeof WebhookTestResult>

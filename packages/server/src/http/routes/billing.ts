@@ -6,7 +6,8 @@ import { usageReport } from '../../billing/usage.ts'
 import { isUuid } from '../../lib/ids.ts'
 import type { Services } from '../../services.ts'
 import { html } from '../../signing/web/html.ts'
-import { principalOf } from '../auth.ts'
+import { requireManager } from '../../accounts/roles.ts'
+import { actorOf, principalOf } from '../auth.ts'
 import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
 import { ErrorBody, withCommonErrors } from '../schemas.ts'
 import { pageSecurityHeaders } from '../security-headers.ts'
@@ -25,6 +26,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       onRequest: rateLimit(services, RATE_LIMITS.usage),
       schema: {
         tags,
+        operationId: 'getUsage',
         summary: "The org's metered usage in a calendar month, and what is left of its allowance",
         querystring: UsageQuery,
         response: withCommonErrors({ 200: UsageReport, 400: { ...ErrorBody, description: 'Invalid query parameter' } }),
@@ -37,7 +39,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     '/billing/spend-cap',
     {
       onRequest: rateLimit(services, RATE_LIMITS.spendCap),
-      schema: { tags, summary: "The org's monthly spend cap", response: withCommonErrors({ 200: SpendCapView }) },
+      schema: { tags, operationId: 'getSpendCap', summary: "The org's monthly spend cap", response: withCommonErrors({ 200: SpendCapView }) },
     },
     async (request) => {
       const { spend_cap_cents } = await getSpendCap(services.db, principalOf(request).orgId)
@@ -51,6 +53,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       onRequest: rateLimit(services, RATE_LIMITS.spendCap),
       schema: {
         tags,
+        operationId: 'setSpendCap',
         summary: 'Set or remove the monthly spend cap on billable usage',
         description: 'Once the billable usage of the month reaches the cap, sends that would be billed answer 402.',
         body: SpendCapBody,
@@ -58,6 +61,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       },
     },
     async (request) => {
+      requireManager(actorOf(request), 'billing')
       const { spend_cap_cents } = await setSpendCap(services.db, principalOf(request).orgId, request.body.spend_cap_cents)
       return { spend_cap_cents }
     },

@@ -20,6 +20,7 @@ export const bulkSendRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       bodyLimit: BULK_BODY_LIMIT,
       schema: {
         tags: ['Documents'],
+        operationId: 'bulkSendDocuments',
         summary: 'Send one template to many recipients (Team plan and higher)',
         description: `One single-signer document per recipient (at most ${MAX_BULK_RECIPIENTS}; a repeated e-mail address is sent once). Send an \`Idempotency-Key\` header to make the request safe to repeat: a finished request is replayed, an interrupted one resumes without sending anyone twice.`,
         body: BulkSendBody,

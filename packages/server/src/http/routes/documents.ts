@@ -5,6 +5,8 @@ import { getBadgeImage, getCertificateFile, getSignedFile, type FileDownload } f
 import { getDocument } from '../../documents/get-document.ts'
 import { listDocuments } from '../../documents/list-documents.ts'
 import { voidDocument } from '../../documents/void-document.ts'
+import { getDocumentAudit } from '../../documents/document-audit.ts'
+import { resendInvitation } from '../../documents/resend-invitation.ts'
 import type { Services } from '../../services.ts'
 import { actorOf, principalOf } from '../auth.ts'
 import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
@@ -13,10 +15,13 @@ import { invalid } from '../../errors.ts'
 import { DocumentIdParams, ErrorBody, PaymentRequiredBody, withCommonErrors } from '../schemas.ts'
 import {
   CreateDocumentBody,
+  DocumentAudit,
   DocumentList,
   DocumentView,
   ListDocumentsQuery,
   MultiPartyCreated,
+  ResendAccepted,
+  SignerParams,
   SingleSignerCreated,
   VoidResult,
 } from '../../documents/documents.schemas.ts'
@@ -43,6 +48,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       onRequest: rateLimit(services, RATE_LIMITS.create),
       schema: {
         tags,
+        operationId: 'createDocument',
         summary: 'Create a document from a template and send it',
         body: CreateDocumentBody,
         response: withCommonErrors({
@@ -61,14 +67,15 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       onRequest: rateLimit(services, RATE_LIMITS.listDocuments),
       schema: {
         tags,
+        operationId: 'listDocuments',
         summary: 'List documents, newest first',
         querystring: ListDocumentsQuery,
         response: withCommonErrors({ 200: DocumentList, 400: { ...ErrorBody, description: 'Invalid query parameter' } }),
       },
     },
     async (request) => {
-      const { status, include_self_sealed = false, limit = 20, offset = 0 } = request.query
-      return listDocuments(db, principalOf(request), { status, includeSelfSealed: include_self_sealed, limit, offset })
+      const { status, search, include_self_sealed = false, limit = 20, offset = 0 } = request.query
+      return listDocuments(db, principalOf(request), { status, search, includeSelfSealed: include_self_sealed, limit, offset })
     },
   )
 
@@ -78,6 +85,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       onRequest: rateLimit(services, RATE_LIMITS.readDocument),
       schema: {
         tags,
+        operationId: 'getDocument',
         summary: 'Read a document and its signers',
         params: DocumentIdParams,
         response: withCommonErrors({ 200: DocumentView, 404: { ...ErrorBody, description: 'No such document in this org' } }),
@@ -92,6 +100,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       onRequest: rateLimit(services, RATE_LIMITS.void),
       schema: {
         tags,
+        operationId: 'voidDocument',
         summary: 'Void a document that is out for signature',
         params: DocumentIdParams,
         response: withCommonErrors({
@@ -107,10 +116,50 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     },
   )
 
+  app.get(
+    '/documents/:id/audit',
+    {
+      onRequest: rateLimit(services, RATE_LIMITS.audit),
+      schema: {
+        tags,
+        operationId: 'getDocumentAudit',
+        summary: "A document's audit trail, oldest first, with its hash chain checked",
+        params: DocumentIdParams,
+        response: withCommonErrors({ 200: DocumentAudit, 404: { ...ErrorBody, description: 'No such document in this org' } }),
+      },
+    },
+    async (request) => getDocumentAudit(db, principalOf(request), request.params.id),
+  )
+
+  app.post(
+    '/documents/:id/signers/:signerId/resend',
+    {
+      onRequest: rateLimit(services, RATE_LIMITS.resend),
+      schema: {
+        tags,
+        operationId: 'resendInvitation',
+        summary: "Mail a signer who has not signed a new invitation (a new link: the earlier one stops working)",
+        params: SignerParams,
+        response: withCommonErrors({
+          202: ResendAccepted,
+          400: { ...ErrorBody, description: 'A request body was sent' },
+          404: { ...ErrorBody, description: 'No such document in this org, or no such signer on it' },
+          409: { ...ErrorBody, description: 'The document is not out for signature, or the signer has already signed or declined' },
+          429: { ...ErrorBody, description: "The org's hourly limit, or this signer was re-sent an invitation less than a minute ago (Retry-After)" },
+        }),
+      },
+    },
+    async (request, reply) => {
+      rejectAnyBody(request.body)
+      const { id, signerId } = request.params
+      return reply.status(202).send(await resendInvitation(services, actorOf(request), id, signerId))
+    },
+  )
+
   const downloads = [
-    { path: 'signed-file', summary: 'Download the flattened signed PDF', get: getSignedFile, type: 'application/pdf' as const, limit: RATE_LIMITS.signedFile },
-    { path: 'certificate', summary: 'Download the standalone seal certificate PDF', get: getCertificateFile, type: 'application/pdf' as const, limit: RATE_LIMITS.certificate },
-    { path: 'badge', summary: 'Download the Verified Badge PNG', get: getBadgeImage, type: 'image/png' as const, limit: RATE_LIMITS.badge },
+    { path: 'signed-file', operationId: 'downloadSignedPdf', summary: 'Download the flattened signed PDF', get: getSignedFile, type: 'application/pdf' as const, limit: RATE_LIMITS.signedFile },
+    { path: 'certificate', operationId: 'downloadCertificate', summary: 'Download the standalone seal certificate PDF', get: getCertificateFile, type: 'application/pdf' as const, limit: RATE_LIMITS.certificate },
+    { path: 'badge', operationId: 'downloadBadge', summary: 'Download the Verified Badge PNG', get: getBadgeImage, type: 'image/png' as const, limit: RATE_LIMITS.badge },
   ]
   for (const download of downloads) {
     app.get(
@@ -119,6 +168,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         onRequest: rateLimit(services, download.limit),
         schema: {
           tags,
+          operationId: download.operationId,
           summary: download.summary,
           params: DocumentIdParams,
           response: withCommonErrors({ 200: binary(download.type, download.summary), 404: { ...ErrorBody, description: 'Not available' } }),

@@ -29,6 +29,7 @@ export const sealRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       config: { accepts: PDF, bodyLimitSetting: 'PDF_MAX_MB' },
       schema: {
         tags,
+        operationId: 'createSeal',
         summary: 'Seal a finished PDF: PAdES signature with an RFC 3161 timestamp, Verified Badge and certificate',
         description:
           "Needs the org's one-time identity check. Metered like a send. Answers 201 once sealed, or 202 with seal_status pending " +
@@ -67,6 +68,7 @@ export const sealRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
       onRequest: rateLimit(services, RATE_LIMITS.readDocument),
       schema: {
         tags,
+        operationId: 'getSeal',
         summary: 'A self-sealed document and the state of its seal',
         params: DocumentIdParams,
         response: withCommonErrors({ 200: SealView, 404: { ...ErrorBody, description: 'No such self-sealed document in this org' } }),

@@ -10,7 +10,9 @@ import {
   rotateWebhookSecret,
   setWebhookEnabled,
 } from '../../webhooks/endpoints.ts'
-import { principalOf } from '../auth.ts'
+import { requireManager } from '../../accounts/roles.ts'
+import { sendTestEvent } from '../../webhooks/test-event.ts'
+import { actorOf, principalOf } from '../auth.ts'
 import { ErrorBody, PaymentRequiredBody, withCommonErrors } from '../schemas.ts'
 import {
   CreateWebhookBody,
@@ -25,6 +27,7 @@ import {
   WebhookIdParams,
   WebhookList,
   WebhookSecret,
+  WebhookTestResult,
 } from '../../webhooks/webhooks.schemas.ts'
 
 const tags = ['Webhooks']
@@ -53,6 +56,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       schema: {
         tags,
+        operationId: 'createWebhook',
         summary: 'Register a webhook endpoint (its secret is shown only in this response)',
         body: CreateWebhookBody,
         response: withCommonErrors({
@@ -63,13 +67,15 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         }),
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(await registerWebhookEndpoint(services, { orgId: principalOf(request).orgId, url: request.body.url })),
+    async (request, reply) => {
+      requireManager(actorOf(request), 'webhooks')
+      return reply.status(201).send(await registerWebhookEndpoint(services, { orgId: principalOf(request).orgId, url: request.body.url }))
+    },
   )
 
   app.get(
     '/webhooks',
-    { schema: { tags, summary: 'List webhook endpoints, newest first', response: withCommonErrors({ 200: WebhookList }) } },
+    { schema: { tags, operationId: 'listWebhooks', summary: 'List webhook endpoints, newest first', response: withCommonErrors({ 200: WebhookList }) } },
     async (request) => listWebhookEndpoints(db, principalOf(request).orgId),
   )
 
@@ -78,13 +84,17 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       schema: {
         tags,
+        operationId: 'updateWebhook',
         summary: 'Enable or disable a webhook endpoint',
         params: WebhookIdParams,
         body: UpdateWebhookBody,
         response: withCommonErrors({ 200: WebhookEndpoint, 400: { ...ErrorBody, description: 'Invalid body' }, 402: upgrade, 404: noEndpoint }),
       },
     },
-    async (request) => setWebhookEnabled(services, principalOf(request).orgId, request.params.id, request.body.enabled),
+    async (request) => {
+      requireManager(actorOf(request), 'webhooks')
+      return setWebhookEnabled(services, principalOf(request).orgId, request.params.id, request.body.enabled)
+    },
   )
 
   app.delete(
@@ -92,6 +102,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       schema: {
         tags,
+        operationId: 'deleteWebhook',
         summary: 'Delete a webhook endpoint; its queued deliveries are given up',
         params: WebhookIdParams,
         response: withCommonErrors({ 200: DeletedResult, 400: { ...ErrorBody, description: 'A request body was sent' }, 404: noEndpoint }),
@@ -99,6 +110,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     },
     async (request) => {
       rejectAnyBody(request.body)
+      requireManager(actorOf(request), 'webhooks')
       return deleteWebhookEndpoint(services, principalOf(request).orgId, request.params.id)
     },
   )
@@ -108,6 +120,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       schema: {
         tags,
+        operationId: 'rotateWebhookSecret',
         summary: 'Replace the signing secret (at once; the new one is shown only in this response)',
         params: WebhookIdParams,
         response: withCommonErrors({ 200: WebhookSecret, 400: { ...ErrorBody, description: 'A request body was sent' }, 402: upgrade, 404: noEndpoint }),
@@ -115,6 +128,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     },
     async (request) => {
       rejectAnyBody(request.body)
+      requireManager(actorOf(request), 'webhooks')
       return rotateWebhookSecret(services, principalOf(request).orgId, request.params.id)
     },
   )
@@ -124,6 +138,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       schema: {
         tags,
+        operationId: 'listWebhookDeliveries',
         summary: "An endpoint's delivery log, newest first",
         params: WebhookIdParams,
         querystring: ListDeliveriesQuery,
@@ -141,6 +156,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       schema: {
         tags,
+        operationId: 'redeliverWebhook',
         summary: 'Send a delivery again (same body and webhook-id, up to two new attempts)',
         params: DeliveryParams,
         response: withCommonErrors({
@@ -154,8 +170,31 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     },
     async (request, reply) => {
       rejectAnyBody(request.body)
+      requireManager(actorOf(request), 'webhooks')
       const { id, deliveryId } = request.params
       return reply.status(202).send(await redeliverWebhook(services, principalOf(request).orgId, id, deliveryId))
+    },
+  )
+
+  app.post(
+    '/webhooks/:id/test',
+    {
+      schema: {
+        tags,
+        operationId: 'testWebhook',
+        summary: 'Send a signed test event to the endpoint now and report its answer',
+        description:
+          'One attempt through the same SSRF guard and transport as real deliveries (5-second limit, no retry, not logged). ' +
+          'The body is {event: "test", occurred_at, webhook_endpoint_id, message}, signed like every delivery. ' +
+          'delivered is true only when the endpoint answered 2xx.',
+        params: WebhookIdParams,
+        response: withCommonErrors({ 200: WebhookTestResult, 400: { ...ErrorBody, description: 'A request body was sent' }, 402: upgrade, 404: noEndpoint }),
+      },
+    },
+    async (request) => {
+      rejectAnyBody(request.body)
+      requireManager(actorOf(request), 'webhooks')
+      return sendTestEvent(services, principalOf(request).orgId, request.params.id)
     },
   )
 }

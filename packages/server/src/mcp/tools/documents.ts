@@ -93,13 +93,13 @@ export const listDocumentsTool = defineTool({
   name: 'list_documents',
   title: 'List documents',
   description:
-    "Lists the organization's documents, newest first, optionally only those with one status. Use it to find a document_id; " +
+    "Lists the organization's documents, newest first, optionally only those with one status or matching a search (title or signer e-mail). Use it to find a document_id; " +
     'page with limit and offset while has_more is true. Self-sealed documents are hidden from status=completed unless include_self_sealed is true.',
   input: ListDocumentsQuery,
   output: DocumentList,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  run: async ({ services, actor }, { status, include_self_sealed = false, limit = 20, offset = 0 }) => ({
-    structured: await listDocuments(services.db, actor, { status, includeSelfSealed: include_self_sealed, limit, offset }),
+  run: async ({ services, actor }, { status, search, include_self_sealed = false, limit = 20, offset = 0 }) => ({
+    structured: await listDocuments(services.db, actor, { status, search, includeSelfSealed: include_self_sealed, limit, offset }),
   }),
 })
 

@@ -1,27 +1,18 @@
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { build } from 'esbuild'
+import { bundleBrowserScript } from '../../http/browser-bundle.ts'
 import { memoryAsset, type MemoryAsset } from '../../http/send-asset.ts'
 
 /*
  * The page script is bundled with @signet/verify on first use (esbuild, in memory,
- * about a second), so the browser runs exactly the library the CLI and the tests run,
+ * see http/browser-bundle.ts), so the browser runs exactly the library the CLI and the tests run,
  * and there is no build step to forget.
  */
 let script: Promise<MemoryAsset> | undefined
 let style: Promise<MemoryAsset> | undefined
 
 export function verifyScript(): Promise<MemoryAsset> {
-  script ??= build({
-    entryPoints: [fileURLToPath(new URL('./verify-client.ts', import.meta.url))],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2020',
-    minify: true,
-    write: false,
-    legalComments: 'none',
-  }).then((result) => memoryAsset(Buffer.from(result.outputFiles[0]!.contents), 'text/javascript; charset=utf-8'))
+  script ??= bundleBrowserScript(new URL('./client/verify.ts', import.meta.url))
   return script
 }
 

@@ -6,7 +6,8 @@ import { html, htmlPage, type SafeHtml } from './html.ts'
  * Server-rendered pages of the signing flow. Every page is a complete HTML document that
  * works under the routes' strict CSP: no inline script or style; data for the browser
  * script travels in `<script type="application/json" id="signet-boot">`, and the script
- * (assets/sign.js) positions elements by setting `element.style` from data attributes.
+ * (client/, bundled into /sign-assets/sign.js) positions elements by setting `element.style`
+ * from data attributes.
  */
 
 /** One of the signer's fields, with its index in the template as id. */

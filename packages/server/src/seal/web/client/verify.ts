@@ -3,6 +3,8 @@
  * The verification page's script (bundled with @signet/verify by esbuild, see
  * verify-bundle.ts): checks a dropped PDF entirely in the browser, against this
  * service's published root, and compares its hash with the sealed file's.
+ * (The reference above gives the server's tsconfig, which includes this file, the DOM
+ * types; this folder's own tsconfig.json checks it without Node's.)
  */
 import { verifyPdf, type Verdict, type VerifyResult } from '@signet/verify'
 

@@ -1,0 +1,101 @@
+import { asc, eq, sql } from 'drizzle-orm'
+import type { Clock } from '../adapters/clock.ts'
+import type { Db } from '../db/client.ts'
+import { memberships, orgs, users, type WorkspaceRole } from '../db/schema.ts'
+import { AppError, notFound } from '../errors.ts'
+import { requireOrg } from '../orgs/orgs.ts'
+import { cleanName } from './me.ts'
+import { checkNewPassword, hashPassword } from './passwords.ts'
+import { endUserSessions } from './sessions.ts'
+import { normalizeEmail } from './sign-up.ts'
+
+/** The operator's user commands (`admin user …`): accounts created here are verified (the operator vouches for the address). */
+
+export interface UserSummary {
+  id: string
+  email: string
+  name: string
+  is_operator: boolean
+  disabled: boolean
+  email_verified: boolean
+  created_at: string
+  workspaces: { id: string; name: string; role: WorkspaceRole }[]
+}
+
+async function userByEmail(db: Db, email: string) {
+  const [user] = await db.select().from(users).where(eq(users.email, normalizeEmail(email)))
+  if (!user) throw notFound(`No user with the e-mail ${normalizeEmail(email)}.`)
+  return user
+}
+
+export async function createUserAsOperator(
+  services: { db: Db; clock: Clock },
+  input: { email: string; name: string; password: string; operator: boolean; orgId?: string | undefined; role?: WorkspaceRole | undefined },
+): Promise<UserSummary> {
+  const email = normalizeEmail(input.email)
+  const name = cleanName(input.name, 'The name')
+  checkNewPassword(input.password, email)
+  if (input.orgId) await requireOrg(services.db, input.orgId)
+  const passwordHash = await hashPassword(input.password)
+  const now = services.clock.now()
+  const id = await services.db.transaction(async (tx) => {
+    const [user] = await tx
+      .insert(users)
+      .values({ email, name, passwordHash, isOperator: input.operator, emailVerifiedAt: now, passwordChangedAt: now, createdAt: now })
+      .onConflictDoNothing({ target: users.email })
+      .returning({ id: users.id })
+    if (!user) throw new AppError('conflict', `${email} already has an account.`)
+    if (input.orgId) await tx.insert(memberships).values({ orgId: input.orgId, userId: user.id, role: input.role ?? 'member', createdAt: now })
+    return user.id
+  })
+  return summaryOf(services.db, id)
+}
+
+async function summaryOf(db: Db, userId: string): Promise<UserSummary> {
+  const [found] = await listUsers(db, userId)
+  if (!found) throw notFound('No such user.')
+  return found
+}
+
+export async function listUsers(db: Db, onlyUserId?: string): Promise<UserSummary[]> {
+  const rows = await db.select().from(users).where(onlyUserId ? eq(users.id, onlyUserId) : undefined).orderBy(asc(users.createdAt), asc(users.email))
+  const workspaceRows = await db
+    .select({ userId: memberships.userId, id: orgs.id, name: orgs.name, role: memberships.role })
+    .from(memberships)
+    .innerJoin(orgs, eq(orgs.id, memberships.orgId))
+    .where(onlyUserId ? eq(memberships.userId, onlyUserId) : sql`true`)
+    .orderBy(asc(memberships.createdAt))
+  return rows.map((user) => ({
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    is_operator: user.isOperator,
+    disabled: user.disabledAt !== null,
+    email_verified: user.emailVerifiedAt !== null,
+    created_at: user.createdAt.toISOString(),
+    workspaces: workspaceRows.filter((w) => w.userId === user.id).map(({ id, name, role }) => ({ id, name, role })),
+  }))
+}
+
+/** A disabled user cannot sign in, and every session they had ends now. */
+export async function disableUser(services: { db: Db; clock: Clock }, email: string): Promise<UserSummary> {
+  const user = await userByEmail(services.db, email)
+  await services.db.transaction(async (tx) => {
+    await tx.update(users).set({ disabledAt: user.disabledAt ?? services.clock.now() }).where(eq(users.id, user.id))
+    await endUserSessions(tx, user.id)
+  })
+  return summaryOf(services.db, user.id)
+}
+
+export async function enableUser(db: Db, email: string): Promise<UserSummary> {
+  const user = await userByEmail(db, email)
+  await db.update(users).set({ disabledAt: null, failedLogins: 0, lockedUntil: null }).where(eq(users.id, user.id))
+  return summaryOf(db, user.id)
+}
+
+/** Makes the user an instance operator (the Operator area). */
+export async function promoteUser(db: Db, email: string): Promise<UserSummary> {
+  const user = await userByEmail(db, email)
+  await db.update(users).set({ isOperator: true }).where(eq(users.id, user.id))
+  return summaryOf(db, user.id)
+}

@@ -1,0 +1,101 @@
+import { and, asc, eq, gt, isNull, ne } from 'drizzle-orm'
+import type { Actor } from '../actors/actor.ts'
+import type { Db } from '../db/client.ts'
+import { accountTokens, memberships, userSessions, users, type WorkspaceRole } from '../db/schema.ts'
+import { AppError, notFound } from '../errors.ts'
+import { isUuid } from '../lib/ids.ts'
+import type { Member, PendingInvitation } from './accounts.schemas.ts'
+import { requireManager, requireSignedIn } from './roles.ts'
+import { firstWorkspaceOf } from './sessions.ts'
+
+const LAST_OWNER = 'A workspace needs at least one owner: make someone else owner first.'
+
+/** Invitations of the workspace still waiting for an answer. */
+export async function pendingInvitations(db: Db, orgId: string, now: Date): Promise<PendingInvitation[]> {
+  const rows = await db
+    .select()
+    .from(accountTokens)
+    .where(and(eq(accountTokens.orgId, orgId), eq(accountTokens.purpose, 'invitation'), isNull(accountTokens.usedAt), gt(accountTokens.expiresAt, now)))
+    .orderBy(asc(accountTokens.createdAt))
+  return rows.map((row) => ({
+    id: row.id,
+    email: row.email ?? '',
+    role: row.role ?? 'member',
+    created_at: row.createdAt.toISOString(),
+    expires_at: row.expiresAt.toISOString(),
+  }))
+}
+
+/** Everyone in the actor's workspace, and who is invited: any role may look. */
+export async function listMembers(db: Db, actor: Actor, now: Date): Promise<{ members: Member[]; invitations: PendingInvitation[] }> {
+  const rows = await db
+    .select({ user_id: users.id, email: users.email, name: users.name, role: memberships.role, joined: memberships.createdAt })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(eq(memberships.orgId, actor.orgId))
+    .orderBy(asc(memberships.createdAt), asc(users.email))
+  return {
+    members: rows.map(({ joined, ...member }) => ({ ...member, joined_at: joined.toISOString() })),
+    invitations: await pendingInvitations(db, actor.orgId, now),
+  }
+}
+
+/** Owners may do anything to roles; admins may not touch owners nor make one. */
+function requireMayAssign(actor: Actor, from: WorkspaceRole, to: WorkspaceRole): void {
+  requireManager(actor, 'members')
+  if (actor.user?.role === 'admin' && (from === 'owner' || to === 'owner')) {
+    throw new AppError('forbidden', 'Only an owner can make someone an owner or change an owner.')
+  }
+}
+
+async function membershipOf(tx: Db, orgId: string, userId: string) {
+  const [membership] = isUuid(userId)
+    ? await tx
+        .select({ role: memberships.role, joined: memberships.createdAt, email: users.email, name: users.name })
+        .from(memberships)
+        .innerJoin(users, eq(users.id, memberships.userId))
+        .where(and(eq(memberships.orgId, orgId), eq(memberships.userId, userId)))
+        .for('update', { of: memberships })
+    : []
+  if (!membership) throw notFound('No such member in this workspace.')
+  return membership
+}
+
+/** Whether another owner than `userId` remains; the workspace's owner rows are locked so two demotions cannot both pass. */
+async function anotherOwnerRemains(tx: Db, orgId: string, userId: string): Promise<boolean> {
+  const owners = await tx
+    .select({ userId: memberships.userId })
+    .from(memberships)
+    .where(and(eq(memberships.orgId, orgId), eq(memberships.role, 'owner'), ne(memberships.userId, userId)))
+    .for('update')
+  return owners.length > 0
+}
+
+export async function updateMember(db: Db, actor: Actor, userId: string, role: WorkspaceRole): Promise<Member> {
+  return db.transaction(async (tx) => {
+    const member = await membershipOf(tx, actor.orgId, userId)
+    requireMayAssign(actor, member.role, role)
+    if (member.role === 'owner' && role !== 'owner' && !(await anotherOwnerRemains(tx, actor.orgId, userId))) throw new AppError('conflict', LAST_OWNER)
+    await tx.update(memberships).set({ role }).where(and(eq(memberships.orgId, actor.orgId), eq(memberships.userId, userId)))
+    return { user_id: userId, email: member.email, name: member.name, role, joined_at: member.joined.toISOString() }
+  })
+}
+
+/**
+ * Removes a member, or lets a member leave (anyone may remove themselves). Their sessions
+ * acting in this workspace move to another of theirs, or to none.
+ */
+export async function removeMember(db: Db, actor: Actor, userId: string): Promise<void> {
+  const self = requireSignedIn(actor).id === userId
+  await db.transaction(async (tx) => {
+    const member = await membershipOf(tx, actor.orgId, userId)
+    if (!self) requireMayAssign(actor, member.role, member.role)
+    if (member.role === 'owner' && !(await anotherOwnerRemains(tx, actor.orgId, userId))) throw new AppError('conflict', LAST_OWNER)
+    await tx.delete(memberships).where(and(eq(memberships.orgId, actor.orgId), eq(memberships.userId, userId)))
+    const next = await firstWorkspaceOf(tx, userId)
+    await tx
+      .update(userSessions)
+      .set({ orgId: next })
+      .where(and(eq(userSessions.userId, userId), eq(userSessions.orgId, actor.orgId)))
+  })
+}

@@ -1,0 +1,152 @@
+import { eq } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { issueOperatorSetupLink } from '../src/accounts/operator-setup.ts'
+import { executeAdminCommand } from '../src/admin/commands.ts'
+import { auditEvents } from '../src/db/schema.ts'
+import { bodyOf, createSentDocument, expectError, setupOrg, type TestOrg } from './helpers/api.ts'
+import { createSignedInUser, linkTokenFromMail, sessionCookieOf, sessionFetch, TEST_PASSWORD, uniqueUserEmail, type SignedInUser } from './helpers/session.ts'
+import { startTestServer, type TestServer } from './helpers/test-server.ts'
+
+let server: TestServer
+let acme: TestOrg
+let owner: SignedInUser
+beforeAll(async () => {
+  server = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } })
+  acme = await setupOrg(server, { name: 'Acme' })
+  owner = await createSignedInUser(server, { orgId: acme.orgId, role: 'owner', name: 'Olive Owner' })
+})
+afterAll(() => server.close())
+
+const anonymous = () => sessionFetch(server.url, '')
+const post = (path: string, json: unknown) => anonymous()(path, { method: 'POST', json })
+
+describe('workspace isolation through the session', () => {
+  it("gives a user of another workspace 404 for this workspace's documents, templates and webhooks", async () => {
+    const documentId = await createSentDocument(server, acme)
+    const webhook = (await executeAdminCommand(server.services, { name: 'webhook.add', orgId: acme.orgId, url: 'http://127.0.0.1:9/hook' })) as { id: string }
+    expect((await owner.fetch(`/api/v1/documents/${documentId}`)).status).toBe(200)
+    expect((await owner.fetch(`/api/v1/templates/${acme.templateId}`)).status).toBe(200)
+
+    const outsider = await createSignedInUser(server, { name: 'Oscar Outsider' })
+    await expectError(await outsider.fetch(`/api/v1/documents/${documentId}`), 404)
+    await expectError(await outsider.fetch(`/api/v1/templates/${acme.templateId}`), 404)
+    await expectError(await outsider.fetch(`/api/v1/webhooks/${webhook.id}`, { method: 'PATCH', json: { enabled: false } }), 404)
+    const theirs = await bodyOf<{ members: { email: string }[] }>(await outsider.fetch('/api/v1/members'))
+    expect(theirs.members.map((m) => m.email)).toEqual([outsider.email])
+  })
+
+  it('records the signed-in person in the audit trail of what they send', async () => {
+    const sent = await owner.fetch('/api/v1/documents', { method: 'POST', json: { template_id: acme.templateId, signer: { email: uniqueUserEmail('signer') } } })
+    expect(sent.status).toBe(201)
+    const { id } = await bodyOf<{ id: string }>(sent)
+    const [created] = await server.services.db.select().from(auditEvents).where(eq(auditEvents.documentId, id))
+    expect(created).toMatchObject({ actorName: `Olive Owner <${owner.email}> (Acme)`, authMethod: 'session' })
+  })
+})
+
+describe('members and roles', () => {
+  it('lets members read but not manage members; admins cannot touch owners; the last owner stays', async () => {
+    const member = await createSignedInUser(server, { orgId: acme.orgId, role: 'member', name: 'Mia Member' })
+    const admin = await createSignedInUser(server, { orgId: acme.orgId, role: 'admin', name: 'Adam Admin' })
+    const listed = await bodyOf<{ members: { user_id: string; role: string }[] }>(await member.fetch('/api/v1/members'))
+    expect(listed.members.map((m) => m.role)).toEqual(expect.arrayContaining(['owner', 'member', 'admin']))
+    const managersOnly = "Only the workspace's owners and admins can manage members."
+    await expectError(await member.fetch('/api/v1/members/invitations', { method: 'POST', json: { email: uniqueUserEmail(), role: 'member' } }), 403, managersOnly)
+    await expectError(await member.fetch(`/api/v1/members/${admin.userId}`, { method: 'PATCH', json: { role: 'member' } }), 403, managersOnly)
+    await expectError(await member.fetch(`/api/v1/members/${admin.userId}`, { method: 'DELETE' }), 403, managersOnly)
+
+    await expectError(await admin.fetch('/api/v1/members/invitations', { method: 'POST', json: { email: uniqueUserEmail(), role: 'owner' } }), 403, 'Only an owner can invite an owner.')
+    await expectError(await admin.fetch(`/api/v1/members/${member.userId}`, { method: 'PATCH', json: { role: 'owner' } }), 403, /Only an owner can make someone an owner/)
+    await expectError(await admin.fetch(`/api/v1/members/${owner.userId}`, { method: 'DELETE' }), 403)
+
+    const lastOwner = 'A workspace needs at least one owner: make someone else owner first.'
+    await expectError(await owner.fetch(`/api/v1/members/${owner.userId}`, { method: 'PATCH', json: { role: 'admin' } }), 409, lastOwner)
+    await expectError(await owner.fetch(`/api/v1/members/${owner.userId}`, { method: 'DELETE' }), 409, lastOwner)
+
+    const promoted = await owner.fetch(`/api/v1/members/${admin.userId}`, { method: 'PATCH', json: { role: 'owner' } })
+    expect(await bodyOf(promoted)).toMatchObject({ user_id: admin.userId, role: 'owner', name: 'Adam Admin' })
+    // Two owners: the admin-turned-owner may now step down again, and the role counts at once.
+    expect((await admin.fetch(`/api/v1/members/${admin.userId}`, { method: 'PATCH', json: { role: 'admin' } })).status).toBe(200)
+    await expectError(await admin.fetch(`/api/v1/members/${owner.userId}`, { method: 'PATCH', json: { role: 'member' } }), 403)
+
+    // A member may leave; removed from every workspace, only the /me routes still serve them.
+    expect((await member.fetch(`/api/v1/members/${member.userId}`, { method: 'DELETE' })).status).toBe(204)
+    await expectError(
+      await member.fetch('/api/v1/documents'),
+      403,
+      'You do not belong to any workspace any more. Create a workspace or accept an invitation to continue.',
+    )
+    expect(await bodyOf(await member.fetch('/api/v1/me'))).toMatchObject({ workspace: null, workspaces: [] })
+    expect((await admin.fetch(`/api/v1/members/${member.userId}`, { method: 'DELETE' })).status).toBe(404)
+  })
+})
+
+describe('invitations', () => {
+  it('invites by mail; a new person signs up through the link and joins, verified, with the offered role', async () => {
+    const email = uniqueUserEmail('newcomer')
+    const invited = await owner.fetch('/api/v1/members/invitations', { method: 'POST', json: { email, role: 'admin' } })
+    expect(invited.status).toBe(201)
+    expect(await bodyOf(invited)).toMatchObject({ email, role: 'admin' })
+    const [mail] = await server.mail.waitFor(email)
+    expect(mail?.subject).toBe('Olive Owner invited you to Acme on Signet')
+    expect(mail?.text).toContain('http://signet.test/app/invite/')
+    const token = await linkTokenFromMail(server.mail, email, 'invite')
+    expect(await bodyOf(await anonymous()(`/api/v1/invitations/${token}`))).toEqual({ workspace_name: 'Acme', email, role: 'admin', inviter_name: 'Olive Owner' })
+    const pending = await bodyOf<{ invitations: { email: string }[] }>(await owner.fetch('/api/v1/members'))
+    expect(pending.invitations.map((i) => i.email)).toContain(email)
+
+    await expectError(await post('/api/v1/auth/signup', { email: uniqueUserEmail(), password: TEST_PASSWORD, name: 'Wrong', invitation_token: token }), 400, /sent to another address/)
+    expect((await post('/api/v1/auth/signup', { email, password: TEST_PASSWORD, name: 'Nina Newcomer', invitation_token: token })).status).toBe(202)
+    await server.mail.waitFor(email, 2)
+    const login = await post('/api/v1/auth/login', { email, password: TEST_PASSWORD })
+    expect(login.status).toBe(200)
+    expect(await bodyOf(login)).toMatchObject({ user: { email, email_verified: true }, workspace: { id: acme.orgId, role: 'admin' } })
+    await expectError(await anonymous()(`/api/v1/invitations/${token}`), 410)
+    expect(sessionCookieOf(login)).toBeDefined()
+  })
+
+  it('lets a signed-in user accept an invitation for their own address only, once; a revoked one is gone', async () => {
+    const guest = await createSignedInUser(server, { name: 'Gus Guest' })
+    const stranger = await createSignedInUser(server, { name: 'Sam Stranger' })
+    expect((await owner.fetch('/api/v1/members/invitations', { method: 'POST', json: { email: guest.email, role: 'member' } })).status).toBe(201)
+    const token = await linkTokenFromMail(server.mail, guest.email, 'invite')
+    await expectError(await stranger.fetch(`/api/v1/invitations/${token}/accept`, { method: 'POST' }), 403, `This invitation was sent to ${guest.email}: sign in with that address to accept it.`)
+    const accepted = await guest.fetch(`/api/v1/invitations/${token}/accept`, { method: 'POST' })
+    expect(accepted.status).toBe(200)
+    const me = await bodyOf<{ workspace: { id: string; role: string }; workspaces: unknown[] }>(accepted)
+    expect(me.workspace).toMatchObject({ id: acme.orgId, role: 'member' })
+    expect(me.workspaces).toHaveLength(2)
+    await expectError(await guest.fetch(`/api/v1/invitations/${token}/accept`, { method: 'POST' }), 410)
+    await expectError(await owner.fetch('/api/v1/members/invitations', { method: 'POST', json: { email: guest.email, role: 'member' } }), 409)
+
+    const later = uniqueUserEmail('later')
+    const { id } = await bodyOf<{ id: string }>(await owner.fetch('/api/v1/members/invitations', { method: 'POST', json: { email: later, role: 'member' } }))
+    const revokedToken = await linkTokenFromMail(server.mail, later, 'invite')
+    expect((await owner.fetch(`/api/v1/members/invitations/${id}`, { method: 'DELETE' })).status).toBe(204)
+    await expectError(await anonymous()(`/api/v1/invitations/${revokedToken}`), 410, /expired, was revoked or was already used/)
+    await expectError(await anonymous()(`/api/v1/invitations/${'z'.repeat(43)}`), 404)
+  })
+})
+
+describe('the operator setup link', () => {
+  it('creates the operator once; a stranger who signs up first is an ordinary user', async () => {
+    expect(await bodyOf(await anonymous()('/api/v1/instance'))).toMatchObject({ setup_required: true })
+    const link = await issueOperatorSetupLink(server.services)
+    expect(link).toMatch(/^http:\/\/signet\.test\/app\/setup\?token=[A-Za-z0-9_-]{43}$/)
+    const token = new URL(link ?? '').searchParams.get('token') ?? ''
+    // A link printed at an earlier start stops working when a new one is made.
+    const newer = new URL((await issueOperatorSetupLink(server.services)) ?? '').searchParams.get('token') ?? ''
+    const body = { email: uniqueUserEmail('operator'), password: TEST_PASSWORD, name: 'Otto Operator', workspace_name: 'Operations' }
+    await expectError(await post('/api/v1/auth/setup', { ...body, token }), 410)
+    const setup = await post('/api/v1/auth/setup', { ...body, token: newer })
+    expect(setup.status).toBe(200)
+    expect(await bodyOf(setup)).toMatchObject({ user: { is_operator: true, email_verified: true }, workspace: { name: 'Operations', role: 'owner' } })
+    expect(sessionCookieOf(setup)).toBeDefined()
+    expect(await bodyOf(await anonymous()('/api/v1/instance'))).toMatchObject({ setup_required: false })
+    await expectError(await post('/api/v1/auth/setup', { ...body, email: uniqueUserEmail(), token: newer }), 410)
+    expect(await issueOperatorSetupLink(server.services)).toBeNull()
+    // Every user created above (the strangers of the earlier tests included) is an ordinary one.
+    const users = (await executeAdminCommand(server.services, { name: 'user.list' })) as { is_operator: boolean }[]
+    expect(users.filter((u) => u.is_operator)).toHaveLength(1)
+  })
+})

@@ -1,0 +1,82 @@
+import createClient from 'openapi-fetch'
+import type { paths } from './schema'
+
+/** The typed client of the public /api/v1 routes; the session cookie authenticates it. */
+export const api = createClient<paths>({ baseUrl: '/api/v1', credentials: 'same-origin' })
+
+/** A refused request: `message` is the server's {error} text, shown as it is. */
+export class ApiError extends Error {
+  readonly status: number
+  readonly body: unknown
+  constructor(status: number, message: string, body: unknown) {
+    super(message)
+    this.name = 'ApiError'
+    this.status = status
+    this.body = body
+  }
+}
+
+interface FetchResult<T> {
+  data?: T
+  error?: unknown
+  response: Response
+}
+
+/**
+ * Awaits an openapi-fetch call and returns its data, or throws an ApiError carrying the
+ * server's {error} text and status: `useQuery({ queryFn: () => unwrap(api.GET('/usage')) })`.
+ */
+export async function unwrap<T>(call: Promise<FetchResult<T>>): Promise<T> {
+  let result: FetchResult<T>
+  try {
+    result = await call
+  } catch {
+    throw new ApiError(0, 'The server could not be reached. Check your connection and try again.', null)
+  }
+  const { data, error, response } = result
+  if (!response.ok) throw new ApiError(response.status, errorText(error, response), error)
+  return data as T
+}
+
+function errorText(body: unknown, response: Response): string {
+  if (body && typeof body === 'object' && 'error' in body && typeof body.error === 'string') return body.error
+  if (typeof body === 'string' && body.trim() !== '' && body.length < 300) return body
+  return `The server answered ${response.status} ${response.statusText}`.trim() + '.'
+}
+
+/** The text to show for any thrown value. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message
+  return 'Something went wrong.'
+}
+
+export function isApiError(error: unknown, status?: number): error is ApiError {
+  return error instanceof ApiError && (status === undefined || error.status === status)
+}
+
+/**
+ * For a route the generated schema does not describe yet (a server route still being
+ * written): same credentials and errors as `api`. Replace with `api` once openapi.json has it.
+ */
+export async function untypedRequest<T>(method: string, path: string, json?: unknown): Promise<T> {
+  const init: RequestInit = { method, credentials: 'same-origin', headers: {} }
+  if (json !== undefined) {
+    init.headers = { 'content-type': 'application/json' }
+    init.body = JSON.stringify(json)
+  }
+  let response: Response
+  try {
+    response = await fetch('/api/v1' + path, init)
+  } catch {
+    throw new ApiError(0, 'The server could not be reached. Check your connection and try again.', null)
+  }
+  const text = await response.text()
+  let body: unknown = text
+  try {
+    body = text === '' ? undefined : JSON.parse(text)
+  } catch {
+    // not JSON: keep the text
+  }
+  if (!response.ok) throw new ApiError(response.status, errorText(body, response), body)
+  return body as T
+}

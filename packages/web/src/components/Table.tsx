@@ -1,0 +1,34 @@
+import type { HTMLAttributes, ReactNode, TdHTMLAttributes, ThHTMLAttributes } from 'react'
+import { cn } from '../lib/cn.ts'
+
+/** A table that scrolls sideways inside its own box on a phone instead of widening the page. */
+export function Table({ caption, children, className }: { caption?: string; children: ReactNode; className?: string }) {
+  return (
+    <div className={cn('overflow-x-auto rounded-lg border border-line bg-white', className)}>
+      <table className="w-full border-collapse text-left text-sm">
+        {caption && <caption className="sr-only">{caption}</caption>}
+        {children}
+      </table>
+    </div>
+  )
+}
+
+export function THead({ children }: { children: ReactNode }) {
+  return <thead className="border-b border-line bg-gray-50 text-xs uppercase tracking-wide text-muted">{children}</thead>
+}
+
+export function TBody({ children }: { children: ReactNode }) {
+  return <tbody className="divide-y divide-gray-200">{children}</tbody>
+}
+
+export function Tr({ className, ...rest }: HTMLAttributes<HTMLTableRowElement>) {
+  return <tr className={cn('align-middle', className)} {...rest} />
+}
+
+export function Th({ className, ...rest }: ThHTMLAttributes<HTMLTableCellElement>) {
+  return <th scope="col" className={cn('px-2 py-2 font-semibold whitespace-nowrap sm:px-3', className)} {...rest} />
+}
+
+export function Td({ className, ...rest }: TdHTMLAttributes<HTMLTableCellElement>) {
+  return <td className={cn('px-2 py-2.5 sm:px-3', className)} {...rest} />
+}

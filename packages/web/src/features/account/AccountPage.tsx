@@ -1,0 +1,171 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState, type FormEvent } from 'react'
+import { api, unwrap } from '../../api/client.ts'
+import { useMe } from '../../auth/session.ts'
+import { Badge } from '../../components/Badge.tsx'
+import { Button } from '../../components/Button.tsx'
+import { Card } from '../../components/Card.tsx'
+import { ErrorMessage } from '../../components/ErrorMessage.tsx'
+import { Field } from '../../components/Field.tsx'
+import { Input } from '../../components/Input.tsx'
+import { PageHeader } from '../../components/PageHeader.tsx'
+import { QueryView } from '../../components/QueryView.tsx'
+import { TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
+import { useToast } from '../../components/Toast.tsx'
+import { formatDateTime } from '../../lib/format.ts'
+import { PASSWORD_HINT } from '../auth/auth-api.ts'
+
+export function AccountPage() {
+  return (
+    <>
+      <PageHeader title="Account" description="Your profile, password and the browsers signed in to your account." />
+      <div className="flex flex-col gap-5">
+        <Profile />
+        <ChangePassword />
+        <Sessions />
+      </div>
+    </>
+  )
+}
+
+function Profile() {
+  const me = useMe()
+  const queryClient = useQueryClient()
+  const toast = useToast()
+  const [name, setName] = useState(me.user.name)
+  const save = useMutation({
+    mutationFn: () => unwrap(api.PATCH('/me', { body: { name } })),
+    onSuccess: (next) => {
+      queryClient.setQueryData(['me'], next)
+      toast({ title: 'Profile saved', tone: 'success' })
+    },
+  })
+  const submit = (event: FormEvent) => {
+    event.preventDefault()
+    save.mutate()
+  }
+  return (
+    <Card title="Profile">
+      <form onSubmit={submit} className="flex max-w-lg flex-col gap-4" noValidate>
+        <Field label="E-mail" hint="Your login; it cannot be changed here.">
+          <Input value={me.user.email} readOnly />
+        </Field>
+        <Field label="Name" error={save.error ? save.error.message : null} required>
+          <Input autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
+        </Field>
+        <div>
+          <Button type="submit" loading={save.isPending}>
+            Save profile
+          </Button>
+        </div>
+      </form>
+    </Card>
+  )
+}
+
+function ChangePassword() {
+  const queryClient = useQueryClient()
+  const toast = useToast()
+  const [current, setCurrent] = useState('')
+  const [next, setNext] = useState('')
+  const change = useMutation({
+    mutationFn: () => unwrap(api.POST('/me/password', { body: { current_password: current, new_password: next } })),
+    onSuccess: async () => {
+      setCurrent('')
+      setNext('')
+      await queryClient.invalidateQueries({ queryKey: ['sessions'] })
+      toast({ title: 'Password changed', description: 'Your other sessions were signed out.', tone: 'success' })
+    },
+  })
+  const submit = (event: FormEvent) => {
+    event.preventDefault()
+    change.mutate()
+  }
+  return (
+    <Card title="Password" description="Changing it signs out every other browser.">
+      <form onSubmit={submit} className="flex max-w-lg flex-col gap-4" noValidate>
+        <Field label="Current password" required>
+          <Input type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} />
+        </Field>
+        <Field label="New password" hint={PASSWORD_HINT} required>
+          <Input type="password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} />
+        </Field>
+        {change.error && <ErrorMessage error={change.error} />}
+        <div>
+          <Button type="submit" loading={change.isPending}>
+            Change password
+          </Button>
+        </div>
+      </form>
+    </Card>
+  )
+}
+
+function Sessions() {
+  const queryClient = useQueryClient()
+  const sessions = useQuery({ queryKey: ['sessions'], queryFn: () => unwrap(api.GET('/me/sessions')) })
+  const end = useMutation({
+    mutationFn: (id: string) => unwrap(api.DELETE('/me/sessions/{id}', { params: { path: { id } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['sessions'] }),
+  })
+  return (
+    <Card title="Sessions" description="Browsers signed in to your account. End one you do not recognise, then change your password.">
+      {end.error && <ErrorMessage className="mb-3" error={end.error} />}
+      <QueryView query={sessions} loadingLabel="Loading sessions…">
+        {({ sessions: list }) => (
+          <Table caption="Sessions">
+            <THead>
+              <Tr>
+                <Th>Browser</Th>
+                <Th className="hidden sm:table-cell">IP address</Th>
+                <Th className="hidden md:table-cell">Signed in</Th>
+                <Th className="hidden sm:table-cell">Last active</Th>
+                <Th>
+                  <span className="sr-only">Actions</span>
+                </Th>
+              </Tr>
+            </THead>
+            <TBody>
+              {list.map((session) => (
+                <Tr key={session.id}>
+                  <Td className="max-w-64">
+                    <span className="line-clamp-2 break-all">{describeBrowser(session.user_agent)}</span>
+                    <span className="block text-xs text-muted sm:hidden">
+                      {session.ip ?? 'unknown address'} · active {formatDateTime(session.last_seen_at)}
+                    </span>
+                  </Td>
+                  <Td className="hidden sm:table-cell">{session.ip ?? '—'}</Td>
+                  <Td className="hidden whitespace-nowrap md:table-cell">{formatDateTime(session.created_at)}</Td>
+                  <Td className="hidden whitespace-nowrap sm:table-cell">{formatDateTime(session.last_seen_at)}</Td>
+                  <Td className="text-right">
+                    {session.current ? (
+                      <Badge tone="info">this browser</Badge>
+                    ) : (
+                      <Button
+                        size="sm"
+                        variant="secondary"
+                        loading={end.isPending && end.variables === session.id}
+                        onClick={() => end.mutate(session.id)}
+                        aria-label={`End the session from ${describeBrowser(session.user_agent)} signed in ${formatDateTime(session.created_at)}`}
+                      >
+                        End
+                      </Button>
+                    )}
+                  </Td>
+                </Tr>
+              ))}
+            </TBody>
+          </Table>
+        )}
+      </QueryView>
+    </Card>
+  )
+}
+
+/** "Chrome on Linux" from a user agent, or the raw string when it is unusual. */
+function describeBrowser(userAgent: string | null): string {
+  if (!userAgent) return 'Unknown browser'
+  const browser = /Edg\//.test(userAgent) ? 'Edge' : /Firefox\//.test(userAgent) ? 'Firefox' : /Chrome\//.test(userAgent) ? 'Chrome' : /Safari\//.test(userAgent) ? 'Safari' : null
+  const system = /Android/.test(userAgent) ? 'Android' : /iPhone|iPad/.test(userAgent) ? 'iOS' : /Windows/.test(userAgent) ? 'Windows' : /Mac OS X/.test(userAgent) ? 'macOS' : /Linux/.test(userAgent) ? 'Linux' : null
+  return browser ? `${browser}${system ? ` on ${system}` : ''}` : userAgent
+}

@@ -1,0 +1,53 @@
+import { useMutation } from '@tanstack/react-query'
+import { getRouteApi, Link } from '@tanstack/react-router'
+import { useState, type FormEvent } from 'react'
+import { Button } from '../../components/Button.tsx'
+import { ErrorMessage } from '../../components/ErrorMessage.tsx'
+import { Field } from '../../components/Field.tsx'
+import { Input } from '../../components/Input.tsx'
+import { AuthHeading } from '../../layout/AuthHeading.tsx'
+import { authApi, PASSWORD_HINT } from './auth-api.ts'
+import { useEnterApp } from './use-session-start.ts'
+
+const route = getRouteApi('/public/reset-password')
+
+export function ResetPasswordPage() {
+  const { token } = route.useSearch()
+  const enterApp = useEnterApp()
+  const [password, setPassword] = useState('')
+  const [repeat, setRepeat] = useState('')
+  const [mismatch, setMismatch] = useState<string | null>(null)
+  const reset = useMutation({ mutationFn: authApi.resetPassword, onSuccess: (me) => enterApp(me) })
+  const submit = (event: FormEvent) => {
+    event.preventDefault()
+    if (password !== repeat) return setMismatch('The two passwords differ.')
+    setMismatch(null)
+    reset.mutate({ token, password })
+  }
+  return (
+    <>
+      <AuthHeading title="Choose a new password">Every other session of your account will be signed out.</AuthHeading>
+      {!token ? (
+        <ErrorMessage error="This link has no reset token. Open the link from the e-mail exactly as it was sent, or ask for a new one." />
+      ) : (
+        <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
+          <Field label="New password" hint={PASSWORD_HINT} required>
+            <Input type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+          </Field>
+          <Field label="New password again" error={mismatch} required>
+            <Input type="password" autoComplete="new-password" value={repeat} onChange={(e) => setRepeat(e.target.value)} />
+          </Field>
+          {reset.error && <ErrorMessage error={reset.error} />}
+          <Button type="submit" loading={reset.isPending}>
+            Set password and log in
+          </Button>
+        </form>
+      )}
+      <p className="mt-6 text-sm">
+        <Link to="/forgot-password" className="font-medium text-brand-700 underline">
+          Ask for a new link
+        </Link>
+      </p>
+    </>
+  )
+}

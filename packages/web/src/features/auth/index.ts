@@ -1,0 +1,7 @@
+export { ForgotPasswordPage } from './ForgotPasswordPage.tsx'
+export { InvitationPage } from './InvitationPage.tsx'
+export { LoginPage } from './LoginPage.tsx'
+export { ResetPasswordPage } from './ResetPasswordPage.tsx'
+export { SetupPage } from './SetupPage.tsx'
+export { SignUpPage } from './SignUpPage.tsx'
+export { VerifyEmailPage } from './VerifyEmailPage.tsx'

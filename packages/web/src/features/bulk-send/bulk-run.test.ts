@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest'
+import { BATCH_SIZE, runBulkSend, type BulkProgress, type BulkSendResult } from './bulk-run.ts'
+import type { Recipient } from './recipients-csv.ts'
+
+const people = (count: number): Recipient[] => Array.from({ length: count }, (_, i) => ({ email: `p${i}@example.com`, name: `P${i}` }))
+const allSent = (batch: Recipient[]): BulkSendResult => ({ sent: batch.length, documents: batch.map((r, i) => ({ documentId: `d-${r.email}-${i}`, email: r.email })) })
+
+describe('sending a bulk list in batches', () => {
+  it('sends every batch and reports progress after each', async () => {
+    const progress: BulkProgress[] = []
+    const batches: number[] = []
+    const outcome = await runBulkSend(people(BATCH_SIZE * 2 + 10), async (batch) => (batches.push(batch.length), allSent(batch)), (p) => progress.push(p))
+    expect(batches).toEqual([BATCH_SIZE, BATCH_SIZE, 10])
+    expect(outcome.sent).toHaveLength(BATCH_SIZE * 2 + 10)
+    expect(progress.map((p) => p.done)).toEqual([0, BATCH_SIZE, BATCH_SIZE * 2, BATCH_SIZE * 2 + 10])
+  })
+
+  it('keeps time-skipped recipients (with their names) for a resubmit and goes on', async () => {
+    const list = people(BATCH_SIZE + 2)
+    const outcome = await runBulkSend(
+      list,
+      async (batch) => {
+        const [late, ...rest] = [...batch].reverse()
+        return { ...allSent(rest), skipped_timeout_reached: late ? [late.email.toUpperCase()] : [] }
+      },
+      () => {},
+    )
+    expect(outcome.skippedForTime).toEqual([list[BATCH_SIZE - 1], list[BATCH_SIZE + 1]])
+    expect(outcome.sent).toHaveLength(BATCH_SIZE)
+  })
+
+  it('stops at the cap: the rest of that batch and every later batch are skipped for cap', async () => {
+    const list = people(BATCH_SIZE * 3)
+    let calls = 0
+    const outcome = await runBulkSend(
+      list,
+      async (batch) => {
+        calls++
+        if (calls === 1) return allSent(batch)
+        return { ...allSent(batch.slice(0, 5)), skipped_cap_reached: batch.slice(5).map((r) => r.email) }
+      },
+      () => {},
+    )
+    expect(calls).toBe(2)
+    expect(outcome.sent).toHaveLength(BATCH_SIZE + 5)
+    expect(outcome.skippedForCap).toEqual(list.slice(BATCH_SIZE + 5))
+  })
+
+  it('stops at a failed request and keeps its error and every unsent recipient', async () => {
+    const list = people(BATCH_SIZE + 1)
+    const failure = new Error('Bulk-send is available on the Team plan and higher.')
+    const outcome = await runBulkSend(list, async (batch) => (batch.length === 1 ? Promise.reject(failure) : allSent(batch)), () => {})
+    expect(outcome.error).toBe(failure)
+    expect(outcome.notSent).toEqual(list.slice(BATCH_SIZE))
+  })
+})

@@ -1,0 +1,1 @@
+export { BulkSendPage } from './BulkSendPage.tsx'

@@ -1,0 +1,2 @@
+export { DocumentDetailPage } from './DocumentDetailPage.tsx'
+export { DocumentsPage } from './DocumentsPage.tsx'

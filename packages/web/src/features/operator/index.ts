@@ -1,0 +1,1 @@
+export { OperatorPage } from './OperatorPage.tsx'

@@ -1,0 +1,187 @@
+import { useMutation, useQuery } from '@tanstack/react-query'
+import { getRouteApi, Link, useNavigate } from '@tanstack/react-router'
+import { useState, type FormEvent } from 'react'
+import { isApiError, untypedRequest } from '../../api/client.ts'
+import { Button, Card, EmptyState, Field, Input, PageHeader, QueryView, Select, Switch, Textarea } from '../../components/index.ts'
+import { templatesQuery } from '../templates/templates-api.ts'
+import { PlanAwareError } from './PlanAwareError.tsx'
+import { errorTarget } from './send-errors.ts'
+
+const route = getRouteApi('/signed-in/send')
+
+interface Party {
+  email: string
+  name: string
+  auth_required: boolean
+}
+
+interface Created {
+  id: string
+  domain_warning?: string
+  domain_warnings?: string[]
+}
+
+const emptyParty: Party = { email: '', name: '', auth_required: false }
+
+/** A datetime-local value (the person's own time zone) as the UTC date-time the API takes. */
+function toUtc(local: string): string {
+  const date = new Date(local)
+  return Number.isNaN(date.getTime()) ? local : date.toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
+
+/** /app/send: one template to one signer, or to one signer per role. */
+export function SendPage() {
+  const templates = useQuery(templatesQuery)
+  return (
+    <>
+      <PageHeader title="Send a document" description="Choose a template and who signs it; each signer gets an e-mail with their own link." />
+      <QueryView query={templates} loadingLabel="Loading templates…" errorTitle="Templates could not be loaded">
+        {(data) =>
+          data.templates.length === 0 ? (
+            <EmptyState
+              title="No templates yet"
+              description="Upload a PDF and place its fields first."
+              action={
+                <Button asChild>
+                  <Link to="/templates">Go to templates</Link>
+                </Button>
+              }
+            />
+          ) : (
+            <SendForm templates={data.templates} />
+          )
+        }
+      </QueryView>
+    </>
+  )
+}
+
+function SendForm({ templates }: { templates: { id: string; name: string; roles: number[] }[] }) {
+  const search = route.useSearch()
+  const navigate = useNavigate()
+  const [templateId, setTemplateId] = useState(search.template && templates.some((t) => t.id === search.template) ? search.template : (templates[0]?.id ?? ''))
+  const [parties, setParties] = useState<Record<number, Party>>({})
+  const [expires, setExpires] = useState('')
+  const [subject, setSubject] = useState('')
+  const [message, setMessage] = useState('')
+  const template = templates.find((t) => t.id === templateId)
+  // A template without fields yet still goes to one signer (the server then says what is missing).
+  const roles = template && template.roles.length > 0 ? template.roles : [0]
+  const single = roles.length === 1 && roles[0] === 0
+  const party = (role: number): Party => parties[role] ?? emptyParty
+  const setParty = (role: number, change: Partial<Party>) => setParties((all) => ({ ...all, [role]: { ...party(role), ...change } }))
+
+  const send = useMutation({
+    mutationFn: () => {
+      const signer = (role: number) => {
+        const { email, name, auth_required } = party(role)
+        return { email: email.trim(), ...(name.trim() ? { name: name.trim() } : {}), auth_required }
+      }
+      return untypedRequest<Created>('POST', '/documents', {
+        template_id: templateId,
+        ...(single ? { signer: signer(0) } : { signers: roles.map((role) => ({ role, ...signer(role) })) }),
+        ...(expires ? { expires_at: toUtc(expires) } : {}),
+        ...(subject.trim() ? { invite_subject: subject.trim() } : {}),
+        ...(message.trim() ? { invite_message: message.trim() } : {}),
+      })
+    },
+  })
+  const target = send.error && !isApiError(send.error, 402) ? errorTarget(send.error.message, roles) : null
+  const errorFor = (name: string) => (target === name ? send.error?.message : undefined)
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault()
+    send.mutate()
+  }
+
+  if (send.data) {
+    const warnings = [send.data.domain_warning, ...(send.data.domain_warnings ?? [])].filter(Boolean)
+    return (
+      <Card title="Sent">
+        <p className="text-sm">
+          {single ? 'The signer has' : 'Every signer has'} been sent an invitation to sign “{template?.name}”.
+        </p>
+        {warnings.map((warning) => (
+          <p key={warning} role="status" className="mt-2 rounded-md border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950">
+            {warning}
+          </p>
+        ))}
+        <div className="mt-4 flex flex-wrap gap-2">
+          <Button asChild>
+            <Link to="/documents/$id" params={{ id: send.data.id }}>
+              View the document
+            </Link>
+          </Button>
+          <Button
+            variant="secondary"
+            onClick={() => {
+              send.reset()
+              setParties({})
+              void navigate({ to: '/send', search: { template: templateId } })
+            }}
+          >
+            Send another
+          </Button>
+        </div>
+      </Card>
+    )
+  }
+
+  return (
+    <form onSubmit={submit} noValidate className="flex max-w-2xl flex-col gap-5">
+      <Card title="Template">
+        <Field label="Template" error={errorFor('template_id')} required>
+          <Select value={templateId} onValueChange={setTemplateId} options={templates.map((t) => ({ value: t.id, label: t.name }))} />
+        </Field>
+        {template && template.roles.length === 0 && (
+          <p className="mt-2 text-sm text-muted">
+            This template has no fields yet.{' '}
+            <Link to="/templates/$id" params={{ id: template.id }} className="text-brand-700 underline">
+              Place its fields
+            </Link>
+            .
+          </p>
+        )}
+      </Card>
+      {roles.map((role) => (
+        <fieldset key={role} className="rounded-lg border border-line bg-white p-4 sm:p-5">
+          <legend className="px-1 text-base font-semibold">{single ? 'Signer' : `Party ${role + 1}`}</legend>
+          <div className="grid gap-3 sm:grid-cols-2">
+            <Field label="E-mail" required error={errorFor(`party.${role}.email`) ?? errorFor(`party.${role}.role`)}>
+              <Input type="email" autoComplete="off" value={party(role).email} onChange={(e) => setParty(role, { email: e.target.value })} />
+            </Field>
+            <Field label="Name" error={errorFor(`party.${role}.name`)}>
+              <Input autoComplete="off" value={party(role).name} onChange={(e) => setParty(role, { name: e.target.value })} />
+            </Field>
+          </div>
+          <Switch
+            className="mt-3"
+            label="Ask for a one-time code sent by e-mail before the document opens"
+            checked={party(role).auth_required}
+            onCheckedChange={(auth_required) => setParty(role, { auth_required })}
+          />
+          {errorFor(`party.${role}.auth_required`) && <p className="mt-1 text-sm text-red-700" role="alert">{errorFor(`party.${role}.auth_required`)}</p>}
+        </fieldset>
+      ))}
+      <Card title="Invitation">
+        <div className="flex flex-col gap-3">
+          <Field label="Expires" hint="Optional. After this moment the signing links stop working." error={errorFor('expires_at')}>
+            <Input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
+          </Field>
+          <Field label="Subject" hint="Optional; a standard subject names the document." error={errorFor('invite_subject')}>
+            <Input value={subject} maxLength={200} onChange={(e) => setSubject(e.target.value)} />
+          </Field>
+          <Field label="Message" hint="Optional; shown in the invitation e-mail." error={errorFor('invite_message')}>
+            <Textarea value={message} maxLength={2000} onChange={(e) => setMessage(e.target.value)} />
+          </Field>
+        </div>
+      </Card>
+      {send.error && target === null && <PlanAwareError error={send.error} title="The document was not sent" />}
+      <div>
+        <Button type="submit" loading={send.isPending} disabled={!templateId}>
+          Send for signature
+        </Button>
+      </div>
+    </form>
+  )
+}

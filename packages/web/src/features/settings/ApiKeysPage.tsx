@@ -1,0 +1,201 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState, type FormEvent } from 'react'
+import { Button } from '../../components/Button.tsx'
+import { Card } from '../../components/Card.tsx'
+import { CopyButton } from '../../components/CopyButton.tsx'
+import { ConfirmDialog, Dialog } from '../../components/Dialog.tsx'
+import { EmptyState } from '../../components/EmptyState.tsx'
+import { Field } from '../../components/Field.tsx'
+import { Input } from '../../components/Input.tsx'
+import { PageHeader } from '../../components/PageHeader.tsx'
+import { QueryView } from '../../components/QueryView.tsx'
+import { StatusBadge } from '../../components/Badge.tsx'
+import { TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
+import { useToast } from '../../components/Toast.tsx'
+import { formatDateTime } from '../../lib/format.ts'
+import { keysApi, type ApiKey, type CreatedApiKey } from './api-keys-api.ts'
+import { ManagersOnly } from './ManagersOnly.tsx'
+
+export function ApiKeysPage() {
+  return (
+    <>
+      <PageHeader title="Integration and API" description="API keys let your systems send documents and read their status through the REST API and the MCP endpoint." />
+      <ManagersOnly what="API keys">
+        <Keys />
+      </ManagersOnly>
+      <Card title="Using the API" className="mt-5">
+        <p className="text-sm">
+          Send the key as <code className="rounded bg-gray-100 px-1">Authorization: Bearer sgn_live_…</code>. The reference is at{' '}
+          <a href="/docs" className="font-medium text-brand-700 underline">
+            /docs
+          </a>{' '}
+          and the OpenAPI document at{' '}
+          <a href="/api/v1/openapi.json" className="font-medium text-brand-700 underline">
+            /api/v1/openapi.json
+          </a>
+          ; AI agents connect to <code className="rounded bg-gray-100 px-1">{`${window.location.origin}/api/mcp`}</code> with the same key.
+        </p>
+      </Card>
+    </>
+  )
+}
+
+function Keys() {
+  const queryClient = useQueryClient()
+  const toast = useToast()
+  const keys = useQuery({ queryKey: ['keys'], queryFn: keysApi.list })
+  const [creating, setCreating] = useState(false)
+  const [created, setCreated] = useState<CreatedApiKey | null>(null)
+  const [revoking, setRevoking] = useState<ApiKey | null>(null)
+  return (
+    <Card
+      title="API keys"
+      actions={
+        <Button size="sm" onClick={() => setCreating(true)}>
+          Create key
+        </Button>
+      }
+    >
+      <QueryView query={keys} loadingLabel="Loading keys…">
+        {({ keys: list }) =>
+          list.length === 0 ? (
+            <EmptyState title="No API keys yet" description="Create one for each system that calls Signet, so you can revoke one without touching the others." />
+          ) : (
+            <Table caption="API keys">
+              <THead>
+                <Tr>
+                  <Th>Name</Th>
+                  <Th className="hidden sm:table-cell">Key</Th>
+                  <Th className="hidden sm:table-cell">Created</Th>
+                  <Th className="hidden sm:table-cell">Last used</Th>
+                  <Th>
+                    <span className="sr-only">Actions</span>
+                  </Th>
+                </Tr>
+              </THead>
+              <TBody>
+                {list.map((key) => (
+                  <Tr key={key.id} className={key.revoked_at ? 'text-muted' : undefined}>
+                    <Td>
+                      <span className="font-medium">{key.name ?? 'Unnamed (operator CLI)'}</span>
+                      <span className="block text-xs text-muted sm:hidden">
+                        <code>{key.prefix}…</code>
+                        <br />
+                        Created {formatDateTime(key.created_at)}
+                        <br />
+                        Last used {key.last_used_at ? formatDateTime(key.last_used_at) : 'never'}
+                      </span>
+                    </Td>
+                    <Td className="hidden sm:table-cell">
+                      <code className="whitespace-nowrap">{key.prefix}…</code>
+                    </Td>
+                    <Td className="hidden whitespace-nowrap sm:table-cell">{formatDateTime(key.created_at)}</Td>
+                    <Td className="hidden whitespace-nowrap sm:table-cell">{key.last_used_at ? formatDateTime(key.last_used_at) : 'Never'}</Td>
+                    <Td className="text-right">
+                      {key.revoked_at ? (
+                        <span className="inline-flex flex-col items-end gap-0.5">
+                          <StatusBadge status="revoked" />
+                          <span className="hidden text-xs whitespace-nowrap sm:inline">{formatDateTime(key.revoked_at)}</span>
+                        </span>
+                      ) : (
+                        <Button size="sm" variant="secondary" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name ?? key.prefix}`}>
+                          Revoke
+                        </Button>
+                      )}
+                    </Td>
+                  </Tr>
+                ))}
+              </TBody>
+            </Table>
+          )
+        }
+      </QueryView>
+
+      <CreateKeyDialog
+        open={creating}
+        onOpenChange={setCreating}
+        onCreated={(key) => {
+          setCreating(false)
+          setCreated(key)
+          void queryClient.invalidateQueries({ queryKey: ['keys'] })
+        }}
+      />
+      <Dialog
+        open={created !== null}
+        onOpenChange={(open) => !open && setCreated(null)}
+        title="Copy your new key"
+        description="This is the only time the whole key is shown. Store it in your secret manager now."
+        footer={<Button onClick={() => setCreated(null)}>Done</Button>}
+      >
+        {created && (
+          <div className="flex flex-col gap-3">
+            <p className="text-sm">
+              <strong>{created.name}</strong>
+            </p>
+            <code data-testid="new-api-key" className="block rounded-md border border-line bg-gray-50 p-3 text-sm">
+              {created.api_key}
+            </code>
+            <div>
+              <CopyButton value={created.api_key} label="Copy key" />
+            </div>
+          </div>
+        )}
+      </Dialog>
+      <ConfirmDialog
+        open={revoking !== null}
+        onOpenChange={(open) => !open && setRevoking(null)}
+        title={`Revoke “${revoking?.name ?? revoking?.prefix ?? ''}”?`}
+        description="Requests with this key are refused at once. This cannot be undone."
+        confirmLabel="Revoke key"
+        destructive
+        onConfirm={async () => {
+          if (!revoking) return
+          await keysApi.revoke(revoking.id)
+          await queryClient.invalidateQueries({ queryKey: ['keys'] })
+          toast({ title: `Key “${revoking.name ?? revoking.prefix}” revoked`, tone: 'success' })
+        }}
+      />
+    </Card>
+  )
+}
+
+function CreateKeyDialog({ open, onOpenChange, onCreated }: { open: boolean; onOpenChange: (open: boolean) => void; onCreated: (key: CreatedApiKey) => void }) {
+  const [name, setName] = useState('')
+  const create = useMutation({
+    mutationFn: keysApi.create,
+    onSuccess: (key) => {
+      setName('')
+      onCreated(key)
+    },
+  })
+  const submit = (event: FormEvent) => {
+    event.preventDefault()
+    create.mutate(name)
+  }
+  return (
+    <Dialog
+      open={open}
+      onOpenChange={(next) => {
+        if (!next) create.reset()
+        onOpenChange(next)
+      }}
+      title="Create an API key"
+      footer={
+        <>
+          <Button variant="secondary" onClick={() => onOpenChange(false)}>
+            Cancel
+          </Button>
+          <Button type="submit" form="create-key" loading={create.isPending}>
+            Create key
+          </Button>
+        </>
+      }
+    >
+      <form id="create-key" onSubmit={submit} noValidate>
+        <Field label="Name" hint="Where the key is used, e.g. “CRM production”." error={create.error ? create.error.message : null} required>
+          <Input value={name} onChange={(e) => setName(e.target.value)} maxLength={100} />
+        </Field>
+      </form>
+    </Dialog>
+  )
+}

@@ -1,0 +1,214 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState, type FormEvent } from 'react'
+import { canManage, useMe, type WorkspaceRole } from '../../auth/session.ts'
+import { Button } from '../../components/Button.tsx'
+import { Card } from '../../components/Card.tsx'
+import { ConfirmDialog } from '../../components/Dialog.tsx'
+import { EmptyState } from '../../components/EmptyState.tsx'
+import { ErrorMessage } from '../../components/ErrorMessage.tsx'
+import { Field } from '../../components/Field.tsx'
+import { Input } from '../../components/Input.tsx'
+import { PageHeader } from '../../components/PageHeader.tsx'
+import { QueryView } from '../../components/QueryView.tsx'
+import { Select } from '../../components/Select.tsx'
+import { TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
+import { useToast } from '../../components/Toast.tsx'
+import { formatDate } from '../../lib/format.ts'
+import { membersApi, type Member, type PendingInvitation } from './members-api.ts'
+
+const ROLE_LABELS: Record<WorkspaceRole, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' }
+const membersKey = ['members']
+
+export function MembersPage() {
+  const me = useMe()
+  const manager = canManage(me)
+  const members = useQuery({ queryKey: membersKey, queryFn: membersApi.list })
+  return (
+    <>
+      <PageHeader title="Members" description="Members send and read documents; owners and admins also manage keys, webhooks, billing and members." />
+      <div className="flex flex-col gap-5">
+        {manager && <InviteForm ownerMayInvite={me.workspace?.role === 'owner'} />}
+        <Card title="People in this workspace">
+          <QueryView query={members} loadingLabel="Loading members…">
+            {(data) => <MemberTable members={data.members} manager={manager} myId={me.user.id} iAmOwner={me.workspace?.role === 'owner'} />}
+          </QueryView>
+        </Card>
+        {manager && (
+          <Card title="Pending invitations">
+            <QueryView query={members} loadingLabel="Loading invitations…">
+              {(data) => <InvitationTable invitations={data.invitations} />}
+            </QueryView>
+          </Card>
+        )}
+      </div>
+    </>
+  )
+}
+
+function InviteForm({ ownerMayInvite }: { ownerMayInvite: boolean }) {
+  const queryClient = useQueryClient()
+  const toast = useToast()
+  const [email, setEmail] = useState('')
+  const [role, setRole] = useState<WorkspaceRole>('member')
+  const invite = useMutation({
+    mutationFn: membersApi.invite,
+    onSuccess: async (invitation) => {
+      setEmail('')
+      await queryClient.invalidateQueries({ queryKey: membersKey })
+      toast({ title: `Invitation sent to ${invitation.email}`, tone: 'success' })
+    },
+  })
+  const submit = (event: FormEvent) => {
+    event.preventDefault()
+    invite.mutate({ email, role })
+  }
+  const roles = (Object.keys(ROLE_LABELS) as WorkspaceRole[]).filter((value) => value !== 'owner' || ownerMayInvite)
+  return (
+    <Card title="Invite someone" description="They get an e-mail with a link that signs them up, or adds the workspace to their account.">
+      <form onSubmit={submit} className="grid gap-3 sm:grid-cols-[1fr_12rem_auto] sm:items-end" noValidate>
+        <Field label="E-mail" error={invite.error ? invite.error.message : null} required>
+          <Input type="email" autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />
+        </Field>
+        <Field label="Role">
+          <Select value={role} onValueChange={(value) => setRole(value as WorkspaceRole)} options={roles.map((value) => ({ value, label: ROLE_LABELS[value] }))} />
+        </Field>
+        <Button type="submit" loading={invite.isPending} className="sm:mb-0">
+          Send invitation
+        </Button>
+      </form>
+    </Card>
+  )
+}
+
+function MemberTable({ members, manager, myId, iAmOwner }: { members: Member[]; manager: boolean; myId: string; iAmOwner: boolean }) {
+  const queryClient = useQueryClient()
+  const toast = useToast()
+  const [removing, setRemoving] = useState<Member | null>(null)
+  const setRole = useMutation({
+    mutationFn: ({ member, role }: { member: Member; role: WorkspaceRole }) => membersApi.setRole(member.user_id, role),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: membersKey }),
+  })
+  if (members.length === 0) return <EmptyState title="No members" />
+  return (
+    <>
+      {setRole.error && <ErrorMessage className="mb-3" error={setRole.error} />}
+      <Table caption="Members">
+        <THead>
+          <Tr>
+            <Th>Name</Th>
+            <Th className="hidden sm:table-cell">E-mail</Th>
+            <Th>Role</Th>
+            <Th className="hidden md:table-cell">Joined</Th>
+            {manager && (
+              <Th>
+                <span className="sr-only">Actions</span>
+              </Th>
+            )}
+          </Tr>
+        </THead>
+        <TBody>
+          {members.map((member) => (
+            <Tr key={member.user_id}>
+              <Td className="font-medium">
+                {member.name}
+                {member.user_id === myId && <span className="text-muted"> (you)</span>}
+                <span className="block text-xs font-normal [overflow-wrap:anywhere] text-muted sm:hidden">{member.email}</span>
+              </Td>
+              <Td className="hidden sm:table-cell">{member.email}</Td>
+              <Td className="min-w-32">
+                {manager ? (
+                  <Select
+                    aria-label={`Role of ${member.name || member.email}`}
+                    value={member.role}
+                    disabled={setRole.isPending}
+                    onValueChange={(role) => setRole.mutate({ member, role: role as WorkspaceRole })}
+                    options={(Object.keys(ROLE_LABELS) as WorkspaceRole[]).map((value) => ({
+                      value,
+                      label: ROLE_LABELS[value],
+                      disabled: value === 'owner' && !iAmOwner,
+                    }))}
+                  />
+                ) : (
+                  ROLE_LABELS[member.role]
+                )}
+              </Td>
+              <Td className="hidden whitespace-nowrap md:table-cell">{formatDate(member.joined_at)}</Td>
+              {manager && (
+                <Td className="text-right">
+                  <Button size="sm" variant="secondary" onClick={() => setRemoving(member)} aria-label={`Remove ${member.name || member.email}`}>
+                    Remove
+                  </Button>
+                </Td>
+              )}
+            </Tr>
+          ))}
+        </TBody>
+      </Table>
+      <ConfirmDialog
+        open={removing !== null}
+        onOpenChange={(open) => !open && setRemoving(null)}
+        title={`Remove ${removing?.name || removing?.email || ''}?`}
+        description="They lose access to this workspace's documents, templates and settings at once. Their account stays."
+        confirmLabel="Remove member"
+        destructive
+        onConfirm={async () => {
+          if (!removing) return
+          await membersApi.remove(removing.user_id)
+          await queryClient.invalidateQueries({ queryKey: membersKey })
+          toast({ title: `${removing.email} removed`, tone: 'success' })
+        }}
+      />
+    </>
+  )
+}
+
+function InvitationTable({ invitations }: { invitations: PendingInvitation[] }) {
+  const queryClient = useQueryClient()
+  const revoke = useMutation({
+    mutationFn: membersApi.revokeInvitation,
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: membersKey }),
+  })
+  if (invitations.length === 0) return <p className="text-sm text-muted">No invitations waiting for an answer.</p>
+  return (
+    <>
+      {revoke.error && <ErrorMessage className="mb-3" error={revoke.error} />}
+      <Table caption="Pending invitations">
+        <THead>
+          <Tr>
+            <Th>E-mail</Th>
+            <Th>Role</Th>
+            <Th className="hidden sm:table-cell">Sent</Th>
+            <Th className="hidden sm:table-cell">Expires</Th>
+            <Th>
+              <span className="sr-only">Actions</span>
+            </Th>
+          </Tr>
+        </THead>
+        <TBody>
+          {invitations.map((invitation) => (
+            <Tr key={invitation.id}>
+              <Td className="[overflow-wrap:anywhere]">
+                {invitation.email}
+                <span className="block text-xs text-muted sm:hidden">Expires {formatDate(invitation.expires_at)}</span>
+              </Td>
+              <Td>{ROLE_LABELS[invitation.role]}</Td>
+              <Td className="hidden whitespace-nowrap sm:table-cell">{formatDate(invitation.created_at)}</Td>
+              <Td className="hidden whitespace-nowrap sm:table-cell">{formatDate(invitation.expires_at)}</Td>
+              <Td className="text-right">
+                <Button
+                  size="sm"
+                  variant="secondary"
+                  loading={revoke.isPending && revoke.variables === invitation.id}
+                  onClick={() => revoke.mutate(invitation.id)}
+                  aria-label={`Revoke the invitation of ${invitation.email}`}
+                >
+                  Revoke
+                </Button>
+              </Td>
+            </Tr>
+          ))}
+        </TBody>
+      </Table>
+    </>
+  )
+}

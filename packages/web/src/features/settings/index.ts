@@ -1,0 +1,5 @@
+export { ApiKeysPage } from './ApiKeysPage.tsx'
+export { BillingPage } from './BillingPage.tsx'
+export { IdentityPage } from './IdentityPage.tsx'
+export { MembersPage } from './MembersPage.tsx'
+export { WebhooksPage } from './WebhooksPage.tsx'

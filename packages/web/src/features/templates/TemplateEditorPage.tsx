@@ -1,0 +1,102 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { getRouteApi, Link, useBlocker } from '@tanstack/react-router'
+import { useState } from 'react'
+import { Button, ConfirmDialog, ErrorMessage, Loading, PageHeader, QueryView, useToast } from '../../components/index.ts'
+import { fieldsForSave, hasUnsavedChanges, type EditorAction, type EditorState } from './editor/editor-state.ts'
+import { openPdf } from './editor/pdf-document.ts'
+import { TemplateEditor } from './editor/TemplateEditor.tsx'
+import { getTemplate, getTemplatePdf, saveTemplateFields, templateQueryKey, type TemplateDetail } from './templates-api.ts'
+
+const route = getRouteApi('/signed-in/templates/$id')
+
+/** /app/templates/$id: the field editor. */
+export default function TemplateEditorPage() {
+  const { id } = route.useParams()
+  const template = useQuery({ queryKey: templateQueryKey(id), queryFn: () => getTemplate(id) })
+  // The PDF is opened once per visit; pdf.js (and its worker) load here, not with the dashboard.
+  const pdf = useQuery({
+    queryKey: [...templateQueryKey(id), 'pdf'],
+    queryFn: async () => openPdf(await getTemplatePdf(id)),
+    staleTime: Infinity,
+    gcTime: 0,
+  })
+
+  return (
+    <>
+      <PageHeader
+        title={template.data?.name ?? 'Template'}
+        description="Place each signer's fields on the pages. Positions are stored in PDF points, the same as templates made with the API or the CLI."
+        actions={
+          <Link to="/templates" className="text-sm font-medium text-brand-700 underline">
+            All templates
+          </Link>
+        }
+      />
+      <QueryView query={template} loadingLabel="Loading the template…" errorTitle="The template could not be loaded">
+        {(data) =>
+          pdf.isPending ? (
+            <Loading label="Opening the PDF…" />
+          ) : pdf.isError ? (
+            <ErrorMessage title="The PDF could not be opened" error={pdf.error} onRetry={() => void pdf.refetch()} />
+          ) : (
+            <TemplateEditor pdf={pdf.data} serverPages={data.pages} fields={data.fields}>
+              {(state, dispatch) => <SaveBar template={data} state={state} dispatch={dispatch} />}
+            </TemplateEditor>
+          )
+        }
+      </QueryView>
+    </>
+  )
+}
+
+/** Save, its error, and the warning before leaving with unsaved changes. */
+function SaveBar({ template, state, dispatch }: { template: TemplateDetail; state: EditorState; dispatch: (action: EditorAction) => void }) {
+  const queryClient = useQueryClient()
+  const toast = useToast()
+  const [error, setError] = useState<unknown>(null)
+  const dirty = hasUnsavedChanges(state)
+  const save = useMutation({
+    mutationFn: () => saveTemplateFields(template.id, fieldsForSave(state.fields)),
+    onMutate: () => setError(null),
+    onSuccess: (saved) => {
+      dispatch({ type: 'saved' })
+      queryClient.setQueryData(templateQueryKey(template.id), saved)
+      void queryClient.invalidateQueries({ queryKey: ['templates'], exact: true })
+      toast({ title: 'Fields saved', tone: 'success' })
+    },
+    onError: setError,
+  })
+  const blocker = useBlocker({ shouldBlockFn: () => hasUnsavedChanges(state), enableBeforeUnload: () => hasUnsavedChanges(state), withResolver: true })
+
+  return (
+    <div className="flex flex-col gap-2">
+      <div className="flex flex-wrap items-center gap-2">
+        <Button onClick={() => save.mutate()} loading={save.isPending} disabled={!dirty || state.fields.length === 0}>
+          Save fields
+        </Button>
+        <Button variant="ghost" size="sm" onClick={() => dispatch({ type: 'undo' })} disabled={state.past.length === 0}>
+          Undo
+        </Button>
+        <Button variant="ghost" size="sm" onClick={() => dispatch({ type: 'redo' })} disabled={state.future.length === 0}>
+          Redo
+        </Button>
+      </div>
+      <p className="text-sm text-muted" aria-live="polite">
+        {dirty ? 'Unsaved changes.' : 'All changes saved.'}
+        {state.fields.length === 0 && ' A template needs at least one field.'}
+      </p>
+      {error !== null && <ErrorMessage title="The fields were not saved" error={error} />}
+      <ConfirmDialog
+        open={blocker.status === 'blocked'}
+        onOpenChange={(open) => {
+          if (!open && blocker.status === 'blocked') blocker.reset()
+        }}
+        title="Leave without saving?"
+        description="The changes to this template's fields have not been saved."
+        confirmLabel="Leave"
+        destructive
+        onConfirm={() => blocker.proceed?.()}
+      />
+    </div>
+  )
+}

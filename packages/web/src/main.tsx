@@ -1,0 +1,37 @@
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { RouterProvider } from '@tanstack/react-router'
+import { StrictMode } from 'react'
+import { createRoot } from 'react-dom/client'
+import { isApiError } from './api/client.ts'
+import { ToastProvider } from './components/Toast.tsx'
+import { createAppRouter } from './router.tsx'
+import './styles.css'
+
+// A 401 anywhere means the session ended (expired, signed out elsewhere): forget who we were,
+// and the signed-in layout's guard sends the person to the login page.
+const onSessionEnded = (error: unknown) => {
+  if (!isApiError(error, 401)) return
+  queryClient.setQueryData(['me'], null)
+  void router.invalidate()
+}
+
+const queryClient = new QueryClient({
+  queryCache: new QueryCache({ onError: onSessionEnded }),
+  mutationCache: new MutationCache({ onError: onSessionEnded }),
+  defaultOptions: {
+    queries: { retry: (count, error) => count < 2 && !isApiError(error) && !(error instanceof TypeError) ? true : false, refetchOnWindowFocus: false },
+  },
+})
+const router = createAppRouter(queryClient)
+
+const root = document.getElementById('root')
+if (!root) throw new Error('index.html has no #root')
+createRoot(root).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <ToastProvider>
+        <RouterProvider router={router} />
+      </ToastProvider>
+    </QueryClientProvider>
+  </StrictMode>,
+)
