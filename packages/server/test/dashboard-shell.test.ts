@@ -340,6 +340,21 @@ describe('the person, on the Pro plan', BROWSER_WALK, () => {
     await expect.poll(() => page.getByTestId('spend-cap').textContent()).toBe('none')
   })
 
+  it('is asked to log in when opening an app page without a session, and then lands on that page', async () => {
+    const { context: fresh, problems: freshProblems } = await dashboardContext(browser)
+    const freshPage = await fresh.newPage()
+    await freshPage.goto(`${server.url}/app/settings/billing?period=2026-01`)
+    // The instance has its operator now, so a stranger is shown the login page, not sign-up.
+    await freshPage.waitForURL(/\/app\/login\?next=/)
+    await freshPage.getByLabel('E-mail').fill(person.email)
+    await freshPage.getByLabel('Password').fill(person.password)
+    await freshPage.getByRole('button', { name: 'Log in' }).click()
+    await freshPage.getByRole('heading', { level: 1, name: 'Billing' }).waitFor()
+    expect(new URL(freshPage.url()).pathname + new URL(freshPage.url()).search).toBe('/app/settings/billing?period=2026-01')
+    expect(freshProblems).toEqual([])
+    await fresh.close()
+  })
+
   it('navigates at phone width through the menu drawer', async () => {
     const { context: phone, problems: phoneProblems } = await dashboardContext(browser, { width: 390, height: 844 })
     await phone.addCookies(await context.cookies())

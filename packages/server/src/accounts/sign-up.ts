@@ -43,8 +43,8 @@ export function afterAnswer(services: Pick<AccountServices, 'logger' | 'mail'>, 
  * first gets a "you already have an account" mail instead of a link), and as fast: the answer
  * goes once the request is checked and the password hashed; the account is made after it
  * (afterAnswer). With an invitation token (from the invitation mail, which proves the
- * address) the user is created verified and joins that workspace; otherwise they get their
- * own Free workspace and must confirm the address first.
+ * address) the user is created verified and joins that workspace before the answer; otherwise
+ * they get their own Free workspace and must confirm the address first.
  */
 export async function signUp(services: AccountServices, body: SignUpBody, client: Client): Promise<{ message: string }> {
   const now = services.clock.now()
@@ -60,7 +60,15 @@ export async function signUp(services: AccountServices, body: SignUpBody, client
   await limitAccountMail(services, client.ip)
   const passwordHash = await hashPassword(body.password)
   const account = { email, name, passwordHash, invitationToken: invitation ? body.invitation_token : undefined, workspaceName }
-  afterAnswer(services, 'sign-up', () => services.db.transaction((tx) => createAccount(tx, services.config, account, now)))
+  const create = () => services.db.transaction((tx) => createAccount(tx, services.config, account, now))
+  if (invitation) {
+    // The invitation proves the address, so its holder learns nothing from the timing; the
+    // account must exist when the answer arrives, because the page signs in right after it.
+    await create()
+    services.mail.kick()
+  } else {
+    afterAnswer(services, 'sign-up', create)
+  }
   return { message: `Check your inbox at ${email}: we sent you an e-mail to continue.` }
 }
 

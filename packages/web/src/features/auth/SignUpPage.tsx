@@ -42,7 +42,7 @@ export function SignUpPage() {
         <Field label="Password" hint={PASSWORD_HINT} required>
           <Input type="password" autoComplete="new-password" value={form.password} onChange={set('password')} />
         </Field>
-        <Field label="Workspace name" hint="Your company or team; you can rename it later." required>
+        <Field label="Workspace name" hint="Your company or team: the name your signers see." required>
           <Input autoComplete="organization" value={form.workspace_name} onChange={set('workspace_name')} />
         </Field>
         {signUp.error && <ErrorMessage error={signUp.error} />}
