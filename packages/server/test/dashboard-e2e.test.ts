@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uniqueEmail } from './helpers/api.ts'
 import { launchChromium } from './helpers/browser.ts'
-import { dashboardContext, linkFromMail, openDashboardPage, seriousAccessibilityViolations } from './helpers/dashboard.ts'
+import { dashboardContext, linkFromMail, openDashboardPage, sendTestEvent, seriousAccessibilityViolations, signedInDashboardContext, takeShownSigningSecret } from './helpers/dashboard.ts'
 import { makePdf } from './helpers/pdf.ts'
 import { rgbaPng } from './helpers/png.ts'
 import { postSeal } from './helpers/seals.ts'
@@ -57,9 +57,7 @@ describe.runIf(haveTools('chromium', 'qpdf'))('the dashboard, end to end', () =>
     context.setDefaultTimeout(15_000)
     page = await context.newPage()
     operator = await createSignedInUser(server, { name: 'Olive Operator', isOperator: true })
-    ;({ context: operatorContext, problems: operatorProblems } = await dashboardContext(browser))
-    operatorContext.setDefaultTimeout(15_000)
-    await operatorContext.addCookies([{ name: 'signet_session', value: operator.cookie, url: server.url, httpOnly: true, sameSite: 'Lax' }])
+    ;({ context: operatorContext, problems: operatorProblems } = await signedInDashboardContext(browser, server, operator.cookie))
     operatorPage = await operatorContext.newPage()
     work = mkdtempSync(join(tmpdir(), 'signet-e2e-'))
   }, 60_000)
@@ -140,14 +138,9 @@ describe.runIf(haveTools('chromium', 'qpdf'))('the dashboard, end to end', () =>
     const dialog = page.getByRole('dialog', { name: 'Add a webhook endpoint' })
     await dialog.getByLabel('Endpoint URL').fill(receiver.url)
     await dialog.getByRole('button', { name: 'Add endpoint' }).click()
-    const shown = page.getByRole('dialog', { name: "Your endpoint's signing secret" })
-    const secret = (await shown.getByTestId('shown-secret').textContent())?.trim() ?? ''
-    expect(secret).toMatch(/^whsec_/)
-    receiver.secret = secret
-    await shown.getByRole('button', { name: 'Done' }).first().click()
+    receiver.secret = await takeShownSigningSecret(page)
 
-    await page.getByRole('button', { name: 'Send test event' }).click()
-    const result = page.getByRole('status').filter({ hasText: /Delivered|Not delivered/ })
+    const result = await sendTestEvent(page)
     await expect.poll(() => result.textContent()).toMatch(/^Delivered: your endpoint answered 200 in \d+ ms\./)
     const [test] = await receiver.waitFor(1)
     expect(test!.signatureValid).toBe(true)

@@ -4,7 +4,7 @@ import { issueOperatorSetupLink } from '../src/accounts/operator-setup.ts'
 import { uniqueEmail } from './helpers/api.ts'
 import { rgbaPng } from './helpers/png.ts'
 import { launchChromium } from './helpers/browser.ts'
-import { dashboardContext, linkFromMail, openDashboardPage, screenshotDashboardPage, seriousAccessibilityViolations } from './helpers/dashboard.ts'
+import { dashboardContext, linkFromMail, openDashboardPage, screenshotDashboardPage, sendTestEvent, seriousAccessibilityViolations, takeShownSigningSecret } from './helpers/dashboard.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 import { startWebhookReceiver, verifyServiceSignature } from './helpers/webhook-receiver.ts'
 
@@ -246,14 +246,10 @@ describe('the person, on the Pro plan', BROWSER_WALK, () => {
 
       await url.fill(receiver.url)
       await dialog.getByRole('button', { name: 'Add endpoint' }).click()
-      const shown = page.getByRole('dialog', { name: "Your endpoint's signing secret" })
-      const secret = (await shown.getByTestId('shown-secret').textContent())?.trim() ?? ''
-      expect(secret).toMatch(/^whsec_/)
+      const secret = await takeShownSigningSecret(page)
       receiver.secret = secret
-      await shown.getByRole('button', { name: 'Done' }).first().click()
 
-      await page.getByRole('button', { name: 'Send test event' }).click()
-      const result = page.getByRole('status').filter({ hasText: /Delivered|Not delivered/ })
+      const result = await sendTestEvent(page)
       await expect.poll(() => result.textContent(), { timeout: 15_000 }).toMatch(/^Delivered: your endpoint answered 200 in \d+ ms\./)
       const [delivery] = await receiver.waitFor(1)
       expect(delivery!.signatureValid).toBe(true)
@@ -261,7 +257,7 @@ describe('the person, on the Pro plan', BROWSER_WALK, () => {
 
       // A receiver that fails: never reported as delivered.
       receiver.failNext(1, 503)
-      await page.getByRole('button', { name: 'Send test event' }).click()
+      await sendTestEvent(page)
       await expect.poll(() => result.textContent(), { timeout: 15_000 }).toMatch(/^Not delivered: your endpoint answered 503/)
       expect(await seriousAccessibilityViolations(page), '/settings/webhooks').toEqual([])
       await page.getByRole('button', { name: 'Deliveries' }).click()

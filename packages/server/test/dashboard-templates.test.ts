@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from './helpers/browser.ts'
-import { dashboardContext, PHONE, DESKTOP, SCREENSHOT_DIR, seriousAccessibilityViolations } from './helpers/dashboard.ts'
+import { PHONE, DESKTOP, SCREENSHOT_DIR, seriousAccessibilityViolations, signedInDashboardContext } from './helpers/dashboard.ts'
 import { makePdf } from './helpers/pdf.ts'
 import { createSignedInUser } from './helpers/session.ts'
 import { richFields, sendForSigning, valuesFor } from './helpers/signing.ts'
@@ -30,9 +30,7 @@ beforeAll(async () => {
   ;({ orgId, apiKey } = await server.createOrg('team', 'Editor Org'))
   const owner = await createSignedInUser(server, { orgId, name: 'Ada Editor' })
   browser = await launchChromium()
-  ;({ context, problems } = await dashboardContext(browser))
-  context.setDefaultTimeout(15_000)
-  await context.addCookies([{ name: 'signet_session', value: owner.cookie, url: server.url, httpOnly: true, sameSite: 'Lax' }])
+  ;({ context, problems } = await signedInDashboardContext(browser, server, owner.cookie))
 }, 120_000)
 
 afterAll(async () => {
@@ -364,9 +362,7 @@ describe('sending, the documents pages and bulk send', () => {
 describe('on the Free plan', () => {
   it('shows the one-template rule with its upgrade path, and bulk send as a Team feature', { timeout: 60_000 }, async () => {
     const free = await createSignedInUser(server, { name: 'Fay Free' })
-    const { context: freeContext, problems: freeProblems } = await dashboardContext(browser)
-    freeContext.setDefaultTimeout(15_000)
-    await freeContext.addCookies([{ name: 'signet_session', value: free.cookie, url: server.url, httpOnly: true, sameSite: 'Lax' }])
+    const { context: freeContext, problems: freeProblems } = await signedInDashboardContext(browser, server, free.cookie)
     const page = await freeContext.newPage()
     await page.goto(`${server.url}/app/templates`)
     for (const name of ['First', 'Second']) {

@@ -1,4 +1,4 @@
-import { asc, eq, sql } from 'drizzle-orm'
+import { asc, eq, inArray } from 'drizzle-orm'
 import type { Clock } from '../adapters/clock.ts'
 import type { Db } from '../db/client.ts'
 import { memberships, orgs, users, type WorkspaceRole } from '../db/schema.ts'
@@ -59,12 +59,20 @@ async function summaryOf(db: Db, userId: string): Promise<UserSummary> {
 
 export async function listUsers(db: Db, onlyUserId?: string): Promise<UserSummary[]> {
   const rows = await db.select().from(users).where(onlyUserId ? eq(users.id, onlyUserId) : undefined).orderBy(asc(users.createdAt), asc(users.email))
-  const workspaceRows = await db
-    .select({ userId: memberships.userId, id: orgs.id, name: orgs.name, role: memberships.role })
-    .from(memberships)
-    .innerJoin(orgs, eq(orgs.id, memberships.orgId))
-    .where(onlyUserId ? eq(memberships.userId, onlyUserId) : sql`true`)
-    .orderBy(asc(memberships.createdAt))
+  return summariesOf(db, rows)
+}
+
+/** Users as the admin CLI and the Operator area both show them: with the workspaces they belong to (by name) and their role there. */
+export async function summariesOf(db: Db, rows: (typeof users.$inferSelect)[]): Promise<UserSummary[]> {
+  const workspaces =
+    rows.length === 0
+      ? []
+      : await db
+          .select({ userId: memberships.userId, id: orgs.id, name: orgs.name, role: memberships.role })
+          .from(memberships)
+          .innerJoin(orgs, eq(orgs.id, memberships.orgId))
+          .where(inArray(memberships.userId, rows.map((row) => row.id)))
+          .orderBy(asc(orgs.name))
   return rows.map((user) => ({
     id: user.id,
     email: user.email,
@@ -73,7 +81,7 @@ export async function listUsers(db: Db, onlyUserId?: string): Promise<UserSummar
     disabled: user.disabledAt !== null,
     email_verified: user.emailVerifiedAt !== null,
     created_at: user.createdAt.toISOString(),
-    workspaces: workspaceRows.filter((w) => w.userId === user.id).map(({ id, name, role }) => ({ id, name, role })),
+    workspaces: workspaces.filter((w) => w.userId === user.id).map(({ id, name, role }) => ({ id, name, role })),
   }))
 }
 

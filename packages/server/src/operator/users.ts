@@ -1,9 +1,9 @@
-import { desc, eq, ilike, inArray, or, type SQL } from 'drizzle-orm'
+import { desc, eq, ilike, or, type SQL } from 'drizzle-orm'
 import type { Actor } from '../actors/actor.ts'
-import { disableUser, enableUser, promoteUser } from '../accounts/admin-users.ts'
+import { disableUser, enableUser, promoteUser, summariesOf } from '../accounts/admin-users.ts'
 import { requireOperator } from '../accounts/roles.ts'
 import type { Db } from '../db/client.ts'
-import { memberships, orgs, users } from '../db/schema.ts'
+import { users } from '../db/schema.ts'
 import { AppError, notFound } from '../errors.ts'
 import { isUuid } from '../lib/ids.ts'
 import type { Services } from '../services.ts'
@@ -22,26 +22,8 @@ export async function listUsers(db: Db, actor: Actor, query: OperatorListQuery):
     db.select().from(users).where(matches).orderBy(desc(users.createdAt), desc(users.id)).limit(limit).offset(offset),
     db.select({ total: countAll() }).from(users).where(matches),
   ])
-  const workspaces =
-    rows.length === 0
-      ? []
-      : await db
-          .select({ userId: memberships.userId, id: orgs.id, name: orgs.name, role: memberships.role })
-          .from(memberships)
-          .innerJoin(orgs, eq(orgs.id, memberships.orgId))
-          .where(inArray(memberships.userId, rows.map((row) => row.id)))
-          .orderBy(orgs.name)
   return {
-    users: rows.map((row) => ({
-      id: row.id,
-      email: row.email,
-      name: row.name,
-      is_operator: row.isOperator,
-      disabled: row.disabledAt !== null,
-      email_verified: row.emailVerifiedAt !== null,
-      created_at: row.createdAt.toISOString(),
-      workspaces: workspaces.filter((w) => w.userId === row.id).map(({ id, name, role }) => ({ id, name, role })),
-    })),
+    users: await summariesOf(db, rows),
     total: counted?.total ?? 0,
     limit,
     offset,

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { AxeBuilder } from '@axe-core/playwright'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { expect } from 'vitest'
 import type { TestServer } from './test-server.ts'
 
@@ -22,6 +22,14 @@ export async function dashboardContext(browser: Browser, viewport = DESKTOP): Pr
   context.on('console', (message) => {
     if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text())) problems.push(`CSP: ${message.text()}`)
   })
+  return { context, problems }
+}
+
+/** dashboardContext already signed in with a session cookie (helpers/session.ts), waiting up to 15 s for what a person would see. */
+export async function signedInDashboardContext(browser: Browser, server: TestServer, sessionCookie: string): Promise<{ context: BrowserContext; problems: string[] }> {
+  const { context, problems } = await dashboardContext(browser)
+  context.setDefaultTimeout(15_000)
+  await context.addCookies([{ name: 'signet_session', value: sessionCookie, url: server.url, httpOnly: true, sameSite: 'Lax' }])
   return { context, problems }
 }
 
@@ -75,4 +83,19 @@ export async function linkFromMail(server: TestServer, to: string, pathPart: str
   if (!link) throw new Error(`no ${pathPart} link in the mail to ${to}:\n${text}`)
   const url = new URL(link)
   return `${server.url}${url.pathname}${url.search}`
+}
+
+/** Reads the signing secret the Webhooks page shows once after an endpoint is added, then closes that dialog. */
+export async function takeShownSigningSecret(page: Page): Promise<string> {
+  const shown = page.getByRole('dialog', { name: "Your endpoint's signing secret" })
+  const secret = (await shown.getByTestId('shown-secret').textContent())?.trim() ?? ''
+  expect(secret).toMatch(/^whsec_/)
+  await shown.getByRole('button', { name: 'Done' }).first().click()
+  return secret
+}
+
+/** Presses the Webhooks page's "Send test event"; the returned line reads "Delivered: …" or "Not delivered: …" once the endpoint answered. */
+export async function sendTestEvent(page: Page): Promise<Locator> {
+  await page.getByRole('button', { name: 'Send test event' }).click()
+  return page.getByRole('status').filter({ hasText: /Delivered|Not delivered/ })
 }

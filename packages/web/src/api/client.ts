@@ -16,6 +16,8 @@ export class ApiError extends Error {
   }
 }
 
+const UNREACHABLE = 'The server could not be reached. Check your connection and try again.'
+
 interface FetchResult<T> {
   data?: T
   error?: unknown
@@ -31,7 +33,7 @@ export async function unwrap<T>(call: Promise<FetchResult<T>>): Promise<T> {
   try {
     result = await call
   } catch {
-    throw new ApiError(0, 'The server could not be reached. Check your connection and try again.', null)
+    throw new ApiError(0, UNREACHABLE, null)
   }
   const { data, error, response } = result
   if (!response.ok) throw new ApiError(response.status, errorText(error, response), error)
@@ -44,6 +46,24 @@ function errorText(body: unknown, response: Response): string {
   return `The server answered ${response.status} ${response.statusText}`.trim() + '.'
 }
 
+/**
+ * For the routes whose body is raw bytes (a PDF upload, file downloads), which openapi-fetch would
+ * JSON-encode or JSON-parse: a plain fetch under /api/v1 with the same credentials and errors as `unwrap`.
+ */
+export async function fetchRaw(path: string, init: RequestInit = {}): Promise<Response> {
+  let response: Response
+  try {
+    response = await fetch('/api/v1' + path, { ...init, credentials: 'same-origin' })
+  } catch {
+    throw new ApiError(0, UNREACHABLE, null)
+  }
+  if (!response.ok) {
+    const body: unknown = await response.json().catch(() => null)
+    throw new ApiError(response.status, errorText(body, response), body)
+  }
+  return response
+}
+
 /** The text to show for any thrown value. */
 export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message
@@ -52,31 +72,4 @@ export function errorMessage(error: unknown): string {
 
 export function isApiError(error: unknown, status?: number): error is ApiError {
   return error instanceof ApiError && (status === undefined || error.status === status)
-}
-
-/**
- * For a route the generated schema does not describe yet (a server route still being
- * written): same credentials and errors as `api`. Replace with `api` once openapi.json has it.
- */
-export async function untypedRequest<T>(method: string, path: string, json?: unknown): Promise<T> {
-  const init: RequestInit = { method, credentials: 'same-origin', headers: {} }
-  if (json !== undefined) {
-    init.headers = { 'content-type': 'application/json' }
-    init.body = JSON.stringify(json)
-  }
-  let response: Response
-  try {
-    response = await fetch('/api/v1' + path, init)
-  } catch {
-    throw new ApiError(0, 'The server could not be reached. Check your connection and try again.', null)
-  }
-  const text = await response.text()
-  let body: unknown = text
-  try {
-    body = text === '' ? undefined : JSON.parse(text)
-  } catch {
-    // not JSON: keep the text
-  }
-  if (!response.ok) throw new ApiError(response.status, errorText(body, response), body)
-  return body as T
 }

@@ -1,6 +1,6 @@
 import * as AlertDialogPrimitive from '@radix-ui/react-alert-dialog'
 import * as DialogPrimitive from '@radix-ui/react-dialog'
-import { useState, type ReactNode } from 'react'
+import { useState, type FormEvent, type ReactNode } from 'react'
 import { errorMessage } from '../api/client.ts'
 import { cn } from '../lib/cn.ts'
 import { Button } from './Button.tsx'
@@ -40,6 +40,43 @@ export function Dialog({ open, onOpenChange, title, description, children, foote
         </DialogPrimitive.Content>
       </DialogPrimitive.Portal>
     </DialogPrimitive.Root>
+  )
+}
+
+export interface FormDialogProps extends Omit<DialogProps, 'footer'> {
+  /** The form's id, which ties the footer's submit button to it. */
+  formId: string
+  submitLabel: string
+  pending: boolean
+  /** Disables the submit button (e.g. while a required field is empty). */
+  submitDisabled?: boolean
+  onSubmit: () => void
+}
+
+/** A dialog around one form, with Cancel and the submit button in its footer; Enter in a field submits. */
+export function FormDialog({ formId, submitLabel, pending, submitDisabled, onSubmit, children, ...dialog }: FormDialogProps) {
+  const submit = (event: FormEvent) => {
+    event.preventDefault()
+    onSubmit()
+  }
+  return (
+    <Dialog
+      {...dialog}
+      footer={
+        <>
+          <Button variant="secondary" onClick={() => dialog.onOpenChange(false)}>
+            Cancel
+          </Button>
+          <Button type="submit" form={formId} loading={pending} disabled={submitDisabled ?? false}>
+            {submitLabel}
+          </Button>
+        </>
+      }
+    >
+      <form id={formId} onSubmit={submit} noValidate>
+        {children}
+      </form>
+    </Dialog>
   )
 }
 

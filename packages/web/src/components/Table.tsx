@@ -32,3 +32,12 @@ export function Th({ className, ...rest }: ThHTMLAttributes<HTMLTableCellElement
 export function Td({ className, ...rest }: TdHTMLAttributes<HTMLTableCellElement>) {
   return <td className={cn('px-2 py-2.5 sm:px-3', className)} {...rest} />
 }
+
+/** The header of a column of row buttons: named for screen readers, blank on screen. */
+export function ActionsTh() {
+  return (
+    <Th>
+      <span className="sr-only">Actions</span>
+    </Th>
+  )
+}

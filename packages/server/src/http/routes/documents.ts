@@ -27,6 +27,7 @@ import {
 } from '../../documents/documents.schemas.ts'
 
 const tags = ['Documents']
+const noDocument = { ...ErrorBody, description: 'No such document in this org' }
 
 const binary = (contentType: FileDownload['contentType'], description: string) => ({
   description,
@@ -88,7 +89,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         operationId: 'getDocument',
         summary: 'Read a document and its signers',
         params: DocumentIdParams,
-        response: withCommonErrors({ 200: DocumentView, 404: { ...ErrorBody, description: 'No such document in this org' } }),
+        response: withCommonErrors({ 200: DocumentView, 404: noDocument }),
       },
     },
     async (request) => getDocument(db, principalOf(request), request.params.id),
@@ -106,7 +107,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         response: withCommonErrors({
           200: VoidResult,
           400: { ...ErrorBody, description: 'Only documents out for signature can be voided' },
-          404: { ...ErrorBody, description: 'No such document in this org' },
+          404: noDocument,
         }),
       },
     },
@@ -125,7 +126,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         operationId: 'getDocumentAudit',
         summary: "A document's audit trail, oldest first, with its hash chain checked",
         params: DocumentIdParams,
-        response: withCommonErrors({ 200: DocumentAudit, 404: { ...ErrorBody, description: 'No such document in this org' } }),
+        response: withCommonErrors({ 200: DocumentAudit, 404: noDocument }),
       },
     },
     async (request) => getDocumentAudit(db, principalOf(request), request.params.id),

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { invalid } from '../../errors.ts'
 import type { Services } from '../../services.ts'
 import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
@@ -34,6 +35,13 @@ const tags = ['Webhooks']
 
 const upgrade = { ...PaymentRequiredBody, description: 'Webhooks need the Pro plan or higher (body has upgrade: true)' }
 const noEndpoint = { ...ErrorBody, description: 'No such webhook endpoint in this org' }
+const bodySent = { ...ErrorBody, description: 'A request body was sent' }
+
+/** The org whose webhooks the caller changes: an API key, or a session of one of the workspace's owners and admins (a member gets 403). */
+function managedOrgId(request: FastifyRequest): string {
+  requireManager(actorOf(request), 'webhooks')
+  return principalOf(request).orgId
+}
 
 /** A JSON schema cannot say "no body" (an absent body is not a JSON value), so the route checks it. */
 function rejectAnyBody(body: unknown): void {
@@ -68,8 +76,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       },
     },
     async (request, reply) => {
-      requireManager(actorOf(request), 'webhooks')
-      return reply.status(201).send(await registerWebhookEndpoint(services, { orgId: principalOf(request).orgId, url: request.body.url }))
+      return reply.status(201).send(await registerWebhookEndpoint(services, { orgId: managedOrgId(request), url: request.body.url }))
     },
   )
 
@@ -92,8 +99,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       },
     },
     async (request) => {
-      requireManager(actorOf(request), 'webhooks')
-      return setWebhookEnabled(services, principalOf(request).orgId, request.params.id, request.body.enabled)
+      return setWebhookEnabled(services, managedOrgId(request), request.params.id, request.body.enabled)
     },
   )
 
@@ -105,13 +111,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         operationId: 'deleteWebhook',
         summary: 'Delete a webhook endpoint; its queued deliveries are given up',
         params: WebhookIdParams,
-        response: withCommonErrors({ 200: DeletedResult, 400: { ...ErrorBody, description: 'A request body was sent' }, 404: noEndpoint }),
+        response: withCommonErrors({ 200: DeletedResult, 400: bodySent, 404: noEndpoint }),
       },
     },
     async (request) => {
       rejectAnyBody(request.body)
-      requireManager(actorOf(request), 'webhooks')
-      return deleteWebhookEndpoint(services, principalOf(request).orgId, request.params.id)
+      return deleteWebhookEndpoint(services, managedOrgId(request), request.params.id)
     },
   )
 
@@ -123,13 +128,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         operationId: 'rotateWebhookSecret',
         summary: 'Replace the signing secret (at once; the new one is shown only in this response)',
         params: WebhookIdParams,
-        response: withCommonErrors({ 200: WebhookSecret, 400: { ...ErrorBody, description: 'A request body was sent' }, 402: upgrade, 404: noEndpoint }),
+        response: withCommonErrors({ 200: WebhookSecret, 400: bodySent, 402: upgrade, 404: noEndpoint }),
       },
     },
     async (request) => {
       rejectAnyBody(request.body)
-      requireManager(actorOf(request), 'webhooks')
-      return rotateWebhookSecret(services, principalOf(request).orgId, request.params.id)
+      return rotateWebhookSecret(services, managedOrgId(request), request.params.id)
     },
   )
 
@@ -161,7 +165,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
         params: DeliveryParams,
         response: withCommonErrors({
           202: Redelivery,
-          400: { ...ErrorBody, description: 'A request body was sent' },
+          400: bodySent,
           402: upgrade,
           404: { ...ErrorBody, description: 'No such endpoint or delivery in this org' },
           409: { ...ErrorBody, description: 'The delivery is already queued, or the endpoint is disabled' },
@@ -170,9 +174,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     },
     async (request, reply) => {
       rejectAnyBody(request.body)
-      requireManager(actorOf(request), 'webhooks')
       const { id, deliveryId } = request.params
-      return reply.status(202).send(await redeliverWebhook(services, principalOf(request).orgId, id, deliveryId))
+      return reply.status(202).send(await redeliverWebhook(services, managedOrgId(request), id, deliveryId))
     },
   )
 
@@ -188,13 +191,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
           'The body is {event: "test", occurred_at, webhook_endpoint_id, message}, signed like every delivery. ' +
           'delivered is true only when the endpoint answered 2xx.',
         params: WebhookIdParams,
-        response: withCommonErrors({ 200: WebhookTestResult, 400: { ...ErrorBody, description: 'A request body was sent' }, 402: upgrade, 404: noEndpoint }),
+        response: withCommonErrors({ 200: WebhookTestResult, 400: bodySent, 402: upgrade, 404: noEndpoint }),
       },
     },
     async (request) => {
       rejectAnyBody(request.body)
-      requireManager(actorOf(request), 'webhooks')
-      return sendTestEvent(services, principalOf(request).orgId, request.params.id)
+      return sendTestEvent(services, managedOrgId(request), request.params.id)
     },
   )
 }

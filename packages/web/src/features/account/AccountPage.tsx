@@ -10,7 +10,7 @@ import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { PageHeader } from '../../components/PageHeader.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
-import { TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
+import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDateTime } from '../../lib/format.ts'
 import { PASSWORD_HINT } from '../auth/auth-api.ts'
@@ -120,9 +120,7 @@ function Sessions() {
                 <Th className="hidden sm:table-cell">IP address</Th>
                 <Th className="hidden md:table-cell">Signed in</Th>
                 <Th className="hidden sm:table-cell">Last active</Th>
-                <Th>
-                  <span className="sr-only">Actions</span>
-                </Th>
+                <ActionsTh />
               </Tr>
             </THead>
             <TBody>

@@ -1,13 +1,12 @@
-import { useQuery } from '@tanstack/react-query'
 import { getRouteApi, Link } from '@tanstack/react-router'
 import { useState } from 'react'
-import { untypedRequest } from '../../api/client.ts'
+import { api, unwrap } from '../../api/client.ts'
 import { useMe } from '../../auth/session.ts'
-import { Badge, Button, Card, EmptyState, Field, Input, PageHeader, QueryView, Select, TBody, THead, Table, Td, Th, Tr } from '../../components/index.ts'
+import { Badge, Button, Card, EmptyState, Field, Input, PageHeader, Select, TBody, THead, Table, Td, Th, Tr } from '../../components/index.ts'
 import { formatNumber } from '../../lib/format.ts'
 import { PlanAwareError } from '../send/PlanAwareError.tsx'
-import { templatesQuery } from '../templates/templates-api.ts'
-import { runBulkSend, type BulkOutcome, type BulkProgress, type BulkSendResult } from './bulk-run.ts'
+import { WithTemplates } from '../templates/WithTemplates.tsx'
+import { runBulkSend, type BulkOutcome, type BulkProgress } from './bulk-run.ts'
 import { parseRecipientsCsv, recipientOf, type ParsedCsv, type Recipient } from './recipients-csv.ts'
 
 const route = getRouteApi('/signed-in/bulk-send')
@@ -40,27 +39,15 @@ export function BulkSendPage() {
 }
 
 function BulkSend() {
-  const templates = useQuery(templatesQuery)
   return (
-    <QueryView query={templates} loadingLabel="Loading templates…" errorTitle="Templates could not be loaded">
-      {(data) => {
-        // Bulk send gives each document one signer, so only templates with fields for Party 1 alone fit.
-        const suitable = data.templates.filter((t) => t.roles.length === 1 && t.roles[0] === 0)
-        return suitable.length === 0 ? (
-          <EmptyState
-            title="No template for one signer"
-            description="Bulk send needs a template whose fields are all for Party 1."
-            action={
-              <Button asChild>
-                <Link to="/templates">Go to templates</Link>
-              </Button>
-            }
-          />
-        ) : (
-          <BulkSendForm templates={suitable} />
-        )
-      }}
-    </QueryView>
+    <WithTemplates
+      // Bulk send gives each document one signer, so only templates with fields for Party 1 alone fit.
+      fit={(t) => t.roles.length === 1 && t.roles[0] === 0}
+      emptyTitle="No template for one signer"
+      emptyDescription="Bulk send needs a template whose fields are all for Party 1."
+    >
+      {(templates) => <BulkSendForm templates={templates} />}
+    </WithTemplates>
   )
 }
 
@@ -80,8 +67,7 @@ function BulkSendForm({ templates }: { templates: { id: string; name: string }[]
     setOutcome(null)
     const result = await runBulkSend(
       recipients,
-      (batch) =>
-        untypedRequest<BulkSendResult>('POST', '/documents/bulk-send', { template_id: templateId, recipients: batch }),
+      (batch) => unwrap(api.POST('/documents/bulk-send', { body: { template_id: templateId, recipients: batch } })),
       setProgress,
     )
     setOutcome(result)

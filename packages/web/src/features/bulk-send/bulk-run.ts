@@ -1,13 +1,8 @@
+import type { operations } from '../../api/schema'
 import type { Recipient } from './recipients-csv.ts'
 
-/** POST /documents/bulk-send's answer (documents.schemas.ts BulkSendCreated). */
-export interface BulkSendResult {
-  sent: number
-  documents: { documentId: string; email: string }[]
-  skipped_cap_reached?: string[]
-  skipped_timeout_reached?: string[]
-  note?: string
-}
+/** POST /documents/bulk-send's answer. */
+export type BulkSendResult = operations['bulkSendDocuments']['responses'][201]['content']['application/json']
 
 export interface BulkOutcome {
   sent: { documentId: string; email: string }[]

@@ -8,7 +8,7 @@ import { Field } from '../../components/Field.tsx'
 import { Input, Textarea } from '../../components/Input.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
 import { Select } from '../../components/Select.tsx'
-import { TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
+import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDateTime } from '../../lib/format.ts'
 import { operatorApi, type IdentityCheckStatus, type OperatorIdentityCheck } from './operator-api.ts'
@@ -36,9 +36,7 @@ export function IdentityChecksTab() {
                   <Th>Legal name</Th>
                   <Th>Status</Th>
                   <Th>Submitted</Th>
-                  <Th>
-                    <span className="sr-only">Actions</span>
-                  </Th>
+                  <ActionsTh />
                 </Tr>
               </THead>
               <TBody>

@@ -1,8 +1,8 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { StatusBadge } from '../../components/Badge.tsx'
 import { Button } from '../../components/Button.tsx'
-import { Dialog } from '../../components/Dialog.tsx'
+import { FormDialog } from '../../components/Dialog.tsx'
 import { EmptyState } from '../../components/EmptyState.tsx'
 import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { Field } from '../../components/Field.tsx'
@@ -10,7 +10,7 @@ import { Input } from '../../components/Input.tsx'
 import { Pagination } from '../../components/Pagination.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
 import { Select } from '../../components/Select.tsx'
-import { TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
+import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDate, formatNumber } from '../../lib/format.ts'
 import { operatorApi, PLANS, type OperatorOrg, type Plan } from './operator-api.ts'
@@ -57,9 +57,7 @@ export function OrgsTab() {
                     <Th className="hidden sm:table-cell">Identity</Th>
                     <Th className="hidden sm:table-cell">Credits</Th>
                     <Th className="hidden md:table-cell">Created</Th>
-                    <Th>
-                      <span className="sr-only">Actions</span>
-                    </Th>
+                    <ActionsTh />
                   </Tr>
                 </THead>
                 <TBody>
@@ -119,12 +117,8 @@ function GrantDialog({ org, onClose }: { org: OperatorOrg | null; onClose: () =>
       onClose()
     },
   })
-  const submit = (event: FormEvent) => {
-    event.preventDefault()
-    grant.mutate()
-  }
   return (
-    <Dialog
+    <FormDialog
       open={org !== null}
       onOpenChange={(open) => {
         if (!open) {
@@ -134,22 +128,14 @@ function GrantDialog({ org, onClose }: { org: OperatorOrg | null; onClose: () =>
       }}
       title={`Grant credit packs to ${org?.name ?? ''}`}
       description="Each pack adds the plan's pack of credits; they never expire."
-      footer={
-        <>
-          <Button variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" form="grant-credits" loading={grant.isPending}>
-            Grant
-          </Button>
-        </>
-      }
+      formId="grant-credits"
+      submitLabel="Grant"
+      pending={grant.isPending}
+      onSubmit={() => grant.mutate()}
     >
-      <form id="grant-credits" onSubmit={submit} noValidate>
-        <Field label="Packs" error={grant.error ? grant.error.message : null} required>
-          <Input type="number" min={1} step={1} inputMode="numeric" value={packs} onChange={(e) => setPacks(e.target.value)} />
-        </Field>
-      </form>
-    </Dialog>
+      <Field label="Packs" error={grant.error ? grant.error.message : null} required>
+        <Input type="number" min={1} step={1} inputMode="numeric" value={packs} onChange={(e) => setPacks(e.target.value)} />
+      </Field>
+    </FormDialog>
   )
 }

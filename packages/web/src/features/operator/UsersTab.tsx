@@ -7,7 +7,7 @@ import { ConfirmDialog } from '../../components/Dialog.tsx'
 import { EmptyState } from '../../components/EmptyState.tsx'
 import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
-import { TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
+import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { formatDate } from '../../lib/format.ts'
 import { operatorApi, type OperatorUser } from './operator-api.ts'
 import { SearchBox } from './SearchBox.tsx'
@@ -38,9 +38,7 @@ export function UsersTab() {
                   <Th className="hidden sm:table-cell">E-mail</Th>
                   <Th>State</Th>
                   <Th className="hidden md:table-cell">Created</Th>
-                  <Th>
-                    <span className="sr-only">Actions</span>
-                  </Th>
+                  <ActionsTh />
                 </Tr>
               </THead>
               <TBody>

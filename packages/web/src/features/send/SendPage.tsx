@@ -1,9 +1,9 @@
-import { useMutation, useQuery } from '@tanstack/react-query'
+import { useMutation } from '@tanstack/react-query'
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router'
 import { useState, type FormEvent } from 'react'
-import { isApiError, untypedRequest } from '../../api/client.ts'
-import { Button, Card, EmptyState, Field, Input, PageHeader, QueryView, Select, Switch, Textarea } from '../../components/index.ts'
-import { templatesQuery } from '../templates/templates-api.ts'
+import { api, isApiError, unwrap } from '../../api/client.ts'
+import { Button, Card, Field, Input, PageHeader, Select, Switch, Textarea } from '../../components/index.ts'
+import { WithTemplates } from '../templates/WithTemplates.tsx'
 import { PlanAwareError } from './PlanAwareError.tsx'
 import { errorTarget } from './send-errors.ts'
 
@@ -13,12 +13,6 @@ interface Party {
   email: string
   name: string
   auth_required: boolean
-}
-
-interface Created {
-  id: string
-  domain_warning?: string
-  domain_warnings?: string[]
 }
 
 const emptyParty: Party = { email: '', name: '', auth_required: false }
@@ -31,27 +25,12 @@ function toUtc(local: string): string {
 
 /** /app/send: one template to one signer, or to one signer per role. */
 export function SendPage() {
-  const templates = useQuery(templatesQuery)
   return (
     <>
       <PageHeader title="Send a document" description="Choose a template and who signs it; each signer gets an e-mail with their own link." />
-      <QueryView query={templates} loadingLabel="Loading templates…" errorTitle="Templates could not be loaded">
-        {(data) =>
-          data.templates.length === 0 ? (
-            <EmptyState
-              title="No templates yet"
-              description="Upload a PDF and place its fields first."
-              action={
-                <Button asChild>
-                  <Link to="/templates">Go to templates</Link>
-                </Button>
-              }
-            />
-          ) : (
-            <SendForm templates={data.templates} />
-          )
-        }
-      </QueryView>
+      <WithTemplates emptyTitle="No templates yet" emptyDescription="Upload a PDF and place its fields first.">
+        {(templates) => <SendForm templates={templates} />}
+      </WithTemplates>
     </>
   )
 }
@@ -77,13 +56,14 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
         const { email, name, auth_required } = party(role)
         return { email: email.trim(), ...(name.trim() ? { name: name.trim() } : {}), auth_required }
       }
-      return untypedRequest<Created>('POST', '/documents', {
+      const body = {
         template_id: templateId,
         ...(single ? { signer: signer(0) } : { signers: roles.map((role) => ({ role, ...signer(role) })) }),
         ...(expires ? { expires_at: toUtc(expires) } : {}),
         ...(subject.trim() ? { invite_subject: subject.trim() } : {}),
         ...(message.trim() ? { invite_message: message.trim() } : {}),
-      })
+      }
+      return unwrap(api.POST('/documents', { body }))
     },
   })
   const target = send.error && !isApiError(send.error, 402) ? errorTarget(send.error.message, roles) : null
@@ -95,7 +75,8 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
   }
 
   if (send.data) {
-    const warnings = [send.data.domain_warning, ...(send.data.domain_warnings ?? [])].filter(Boolean)
+    // One signer answers with domain_warning, several with domain_warnings.
+    const warnings = 'signers' in send.data ? (send.data.domain_warnings ?? []) : [send.data.domain_warning].filter(Boolean)
     return (
       <Card title="Sent">
         <p className="text-sm">

@@ -1,20 +1,20 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { Button } from '../../components/Button.tsx'
 import { Card } from '../../components/Card.tsx'
-import { CopyButton } from '../../components/CopyButton.tsx'
-import { ConfirmDialog, Dialog } from '../../components/Dialog.tsx'
+import { ConfirmDialog, FormDialog } from '../../components/Dialog.tsx'
 import { EmptyState } from '../../components/EmptyState.tsx'
 import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { PageHeader } from '../../components/PageHeader.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
 import { StatusBadge } from '../../components/Badge.tsx'
-import { TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
+import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDateTime } from '../../lib/format.ts'
 import { keysApi, type ApiKey, type CreatedApiKey } from './api-keys-api.ts'
 import { ManagersOnly } from './ManagersOnly.tsx'
+import { SecretDialog } from './SecretDialog.tsx'
 
 export function ApiKeysPage() {
   return (
@@ -68,9 +68,7 @@ function Keys() {
                   <Th className="hidden sm:table-cell">Key</Th>
                   <Th className="hidden sm:table-cell">Created</Th>
                   <Th className="hidden sm:table-cell">Last used</Th>
-                  <Th>
-                    <span className="sr-only">Actions</span>
-                  </Th>
+                  <ActionsTh />
                 </Tr>
               </THead>
               <TBody>
@@ -120,27 +118,18 @@ function Keys() {
           void queryClient.invalidateQueries({ queryKey: ['keys'] })
         }}
       />
-      <Dialog
-        open={created !== null}
-        onOpenChange={(open) => !open && setCreated(null)}
+      <SecretDialog
+        secret={created?.api_key ?? null}
         title="Copy your new key"
         description="This is the only time the whole key is shown. Store it in your secret manager now."
-        footer={<Button onClick={() => setCreated(null)}>Done</Button>}
+        copyLabel="Copy key"
+        testId="new-api-key"
+        onClose={() => setCreated(null)}
       >
-        {created && (
-          <div className="flex flex-col gap-3">
-            <p className="text-sm">
-              <strong>{created.name}</strong>
-            </p>
-            <code data-testid="new-api-key" className="block rounded-md border border-line bg-gray-50 p-3 text-sm">
-              {created.api_key}
-            </code>
-            <div>
-              <CopyButton value={created.api_key} label="Copy key" />
-            </div>
-          </div>
-        )}
-      </Dialog>
+        <p className="text-sm">
+          <strong>{created?.name}</strong>
+        </p>
+      </SecretDialog>
       <ConfirmDialog
         open={revoking !== null}
         onOpenChange={(open) => !open && setRevoking(null)}
@@ -168,34 +157,22 @@ function CreateKeyDialog({ open, onOpenChange, onCreated }: { open: boolean; onO
       onCreated(key)
     },
   })
-  const submit = (event: FormEvent) => {
-    event.preventDefault()
-    create.mutate(name)
-  }
   return (
-    <Dialog
+    <FormDialog
       open={open}
       onOpenChange={(next) => {
         if (!next) create.reset()
         onOpenChange(next)
       }}
       title="Create an API key"
-      footer={
-        <>
-          <Button variant="secondary" onClick={() => onOpenChange(false)}>
-            Cancel
-          </Button>
-          <Button type="submit" form="create-key" loading={create.isPending}>
-            Create key
-          </Button>
-        </>
-      }
+      formId="create-key"
+      submitLabel="Create key"
+      pending={create.isPending}
+      onSubmit={() => create.mutate(name)}
     >
-      <form id="create-key" onSubmit={submit} noValidate>
-        <Field label="Name" hint="Where the key is used, e.g. “CRM production”." error={create.error ? create.error.message : null} required>
-          <Input value={name} onChange={(e) => setName(e.target.value)} maxLength={100} />
-        </Field>
-      </form>
-    </Dialog>
+      <Field label="Name" hint="Where the key is used, e.g. “CRM production”." error={create.error ? create.error.message : null} required>
+        <Input value={name} onChange={(e) => setName(e.target.value)} maxLength={100} />
+      </Field>
+    </FormDialog>
   )
 }

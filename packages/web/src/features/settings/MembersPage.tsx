@@ -11,7 +11,7 @@ import { Input } from '../../components/Input.tsx'
 import { PageHeader } from '../../components/PageHeader.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
 import { Select } from '../../components/Select.tsx'
-import { TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
+import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDate } from '../../lib/format.ts'
 import { membersApi, type Member, type PendingInvitation } from './members-api.ts'
@@ -99,11 +99,7 @@ function MemberTable({ members, manager, myId, iAmOwner }: { members: Member[]; 
             <Th className="hidden sm:table-cell">E-mail</Th>
             <Th>Role</Th>
             <Th className="hidden md:table-cell">Joined</Th>
-            {manager && (
-              <Th>
-                <span className="sr-only">Actions</span>
-              </Th>
-            )}
+            {manager && <ActionsTh />}
           </Tr>
         </THead>
         <TBody>
@@ -179,9 +175,7 @@ function InvitationTable({ invitations }: { invitations: PendingInvitation[] }) 
             <Th>Role</Th>
             <Th className="hidden sm:table-cell">Sent</Th>
             <Th className="hidden sm:table-cell">Expires</Th>
-            <Th>
-              <span className="sr-only">Actions</span>
-            </Th>
+            <ActionsTh />
           </Tr>
         </THead>
         <TBody>

@@ -1,10 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 import { isApiError } from '../../api/client.ts'
 import { Badge, StatusBadge } from '../../components/Badge.tsx'
 import { Button } from '../../components/Button.tsx'
 import { Card } from '../../components/Card.tsx'
-import { ConfirmDialog, Dialog } from '../../components/Dialog.tsx'
+import { ConfirmDialog, FormDialog } from '../../components/Dialog.tsx'
 import { EmptyState } from '../../components/EmptyState.tsx'
 import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { Field } from '../../components/Field.tsx'
@@ -13,7 +13,7 @@ import { PageHeader } from '../../components/PageHeader.tsx'
 import { Pagination } from '../../components/Pagination.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
 import { Switch } from '../../components/Switch.tsx'
-import { TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
+import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDateTime } from '../../lib/format.ts'
 import { ManagersOnly } from './ManagersOnly.tsx'
@@ -70,7 +70,14 @@ function Endpoints() {
           void queryClient.invalidateQueries({ queryKey: ['webhooks'] })
         }}
       />
-      <SecretDialog secret={secret} title="Your endpoint's signing secret" onClose={() => setSecret(null)} />
+      <SecretDialog
+        secret={secret}
+        title="Your endpoint's signing secret"
+        description="This is the only time the secret is shown. Your receiver checks each delivery's signature with it."
+        copyLabel="Copy secret"
+        testId="shown-secret"
+        onClose={() => setSecret(null)}
+      />
     </>
   )
 }
@@ -84,42 +91,30 @@ function AddEndpointDialog({ open, onOpenChange, onCreated }: { open: boolean; o
       onCreated(created.secret)
     },
   })
-  const submit = (event: FormEvent) => {
-    event.preventDefault()
-    create.mutate(url)
-  }
   const upgrade = isApiError(create.error, 402)
   return (
-    <Dialog
+    <FormDialog
       open={open}
       onOpenChange={(next) => {
         if (!next) create.reset()
         onOpenChange(next)
       }}
       title="Add a webhook endpoint"
-      footer={
-        <>
-          <Button variant="secondary" onClick={() => onOpenChange(false)}>
-            Cancel
-          </Button>
-          <Button type="submit" form="add-webhook" loading={create.isPending}>
-            Add endpoint
-          </Button>
-        </>
-      }
+      formId="add-webhook"
+      submitLabel="Add endpoint"
+      pending={create.isPending}
+      onSubmit={() => create.mutate(url)}
     >
-      <form id="add-webhook" onSubmit={submit} noValidate>
-        <Field
-          label="Endpoint URL"
-          hint="https://… reachable from the internet. Private, loopback and link-local addresses are refused so that webhooks cannot probe internal networks."
-          error={create.error && !upgrade ? create.error.message : null}
-          required
-        >
-          <Input type="url" inputMode="url" placeholder="https://example.com/signet-events" value={url} onChange={(e) => setUrl(e.target.value)} />
-        </Field>
-        {upgrade && <ErrorMessage className="mt-3" error={create.error} />}
-      </form>
-    </Dialog>
+      <Field
+        label="Endpoint URL"
+        hint="https://… reachable from the internet. Private, loopback and link-local addresses are refused so that webhooks cannot probe internal networks."
+        error={create.error && !upgrade ? create.error.message : null}
+        required
+      >
+        <Input type="url" inputMode="url" placeholder="https://example.com/signet-events" value={url} onChange={(e) => setUrl(e.target.value)} />
+      </Field>
+      {upgrade && <ErrorMessage className="mt-3" error={create.error} />}
+    </FormDialog>
   )
 }
 
@@ -239,9 +234,7 @@ function DeliveryLog({ webhookId }: { webhookId: string }) {
                     <Th className="hidden md:table-cell">Latency</Th>
                     <Th className="hidden md:table-cell">Attempts</Th>
                     <Th className="hidden sm:table-cell">Created</Th>
-                    <Th>
-                      <span className="sr-only">Actions</span>
-                    </Th>
+                    <ActionsTh />
                   </Tr>
                 </THead>
                 <TBody>

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
 import { useRef, useState, type FormEvent } from 'react'
-import { Button, ConfirmDialog, Dialog, EmptyState, Field, Input, PageHeader, QueryView, TBody, THead, Table, Td, Th, Tr, useToast } from '../../components/index.ts'
+import { ActionsTh, Button,  ConfirmDialog, EmptyState, Field, FormDialog, Input, PageHeader, QueryView, Table, TBody, Td, Th, THead, Tr, useToast } from '../../components/index.ts'
 import { formatDateTime } from '../../lib/format.ts'
 import { PlanAwareError } from '../send/PlanAwareError.tsx'
 import { deleteTemplate, duplicateTemplate, renameTemplate, templatesQuery, uploadTemplate, type TemplateSummary } from './templates-api.ts'
@@ -42,9 +42,7 @@ export function TemplatesPage() {
                     <Th>Pages</Th>
                     <Th>Signers</Th>
                     <Th>Created</Th>
-                    <Th>
-                      <span className="sr-only">Actions</span>
-                    </Th>
+                    <ActionsTh />
                   </Tr>
                 </THead>
                 <TBody>
@@ -166,32 +164,19 @@ function RenameDialog({ template, onClose, onRenamed }: { template: TemplateSumm
     },
   })
   return (
-    <Dialog
+    <FormDialog
       open
       onOpenChange={(open) => !open && onClose()}
       title="Rename template"
-      footer={
-        <>
-          <Button variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" form="rename-template" loading={rename.isPending} disabled={name.trim() === ''}>
-            Rename
-          </Button>
-        </>
-      }
+      formId="rename-template"
+      submitLabel="Rename"
+      pending={rename.isPending}
+      submitDisabled={name.trim() === ''}
+      onSubmit={() => rename.mutate()}
     >
-      <form
-        id="rename-template"
-        onSubmit={(event) => {
-          event.preventDefault()
-          rename.mutate()
-        }}
-      >
-        <Field label="Name" error={rename.error ? rename.error.message : null}>
-          <Input value={name} maxLength={200} onChange={(event) => setName(event.target.value)} autoFocus />
-        </Field>
-      </form>
-    </Dialog>
+      <Field label="Name" error={rename.error ? rename.error.message : null}>
+        <Input value={name} maxLength={200} onChange={(event) => setName(event.target.value)} autoFocus />
+      </Field>
+    </FormDialog>
   )
 }

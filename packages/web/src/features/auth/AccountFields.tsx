@@ -1,0 +1,39 @@
+import { useState } from 'react'
+import { Field } from '../../components/Field.tsx'
+import { Input } from '../../components/Input.tsx'
+import { PASSWORD_HINT } from './auth-api.ts'
+
+export interface AccountForm {
+  name: string
+  email: string
+  password: string
+  workspace_name: string
+}
+
+type SetField = (key: keyof AccountForm) => (event: { target: { value: string } }) => void
+
+/** The state of a new account's form (sign-up, first set-up): the values and an onChange per field. */
+export function useAccountForm(): { form: AccountForm; set: SetField } {
+  const [form, setForm] = useState<AccountForm>({ name: '', email: '', password: '', workspace_name: '' })
+  return { form, set: (key) => (event) => setForm({ ...form, [key]: event.target.value }) }
+}
+
+/** Name, e-mail, password and first workspace of a new account; the labels that differ are passed in. */
+export function AccountFields({ form, set, emailLabel, workspaceHint }: { form: AccountForm; set: SetField; emailLabel: string; workspaceHint: string }) {
+  return (
+    <>
+      <Field label="Your name" required>
+        <Input autoComplete="name" value={form.name} onChange={set('name')} />
+      </Field>
+      <Field label={emailLabel} required>
+        <Input type="email" autoComplete="email" value={form.email} onChange={set('email')} />
+      </Field>
+      <Field label="Password" hint={PASSWORD_HINT} required>
+        <Input type="password" autoComplete="new-password" value={form.password} onChange={set('password')} />
+      </Field>
+      <Field label="Workspace name" hint={workspaceHint} required>
+        <Input autoComplete="organization" value={form.workspace_name} onChange={set('workspace_name')} />
+      </Field>
+    </>
+  )
+}
