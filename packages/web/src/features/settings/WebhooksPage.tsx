@@ -25,7 +25,7 @@ export function WebhooksPage() {
     <>
       <PageHeader
         title="Webhooks"
-        description="Signet posts a signed event to your endpoints when a document is sent, viewed, completed or declined."
+        description="Signet posts a signed event to your endpoints when a signer views, signs or declines a document, and when a document is completed."
       />
       <ManagersOnly what="webhooks">
         <Endpoints />
