@@ -67,7 +67,8 @@ function BulkSendForm({ templates }: { templates: { id: string; name: string }[]
     setOutcome(null)
     const result = await runBulkSend(
       recipients,
-      (batch) => unwrap(api.POST('/documents/bulk-send', { body: { template_id: templateId, recipients: batch } })),
+      (batch, idempotencyKey) =>
+        unwrap(api.POST('/documents/bulk-send', { body: { template_id: templateId, recipients: batch }, headers: { 'Idempotency-Key': idempotencyKey } })),
       setProgress,
     )
     setOutcome(result)

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { ApiError } from '../../api/client.ts'
 import { BATCH_SIZE, runBulkSend, type BulkProgress, type BulkSendResult } from './bulk-run.ts'
 import type { Recipient } from './recipients-csv.ts'
 
@@ -52,5 +53,41 @@ describe('sending a bulk list in batches', () => {
     const outcome = await runBulkSend(list, async (batch) => (batch.length === 1 ? Promise.reject(failure) : allSent(batch)), () => {})
     expect(outcome.error).toBe(failure)
     expect(outcome.notSent).toEqual(list.slice(BATCH_SIZE))
+  })
+
+  it('gives each batch its own Idempotency-Key and repeats a batch whose answer was lost once, with the same key', async () => {
+    const keys: string[] = []
+    let lost = true
+    const outcome = await runBulkSend(
+      people(BATCH_SIZE + 1),
+      async (batch, key) => {
+        keys.push(key)
+        if (batch.length === 1 && lost) {
+          lost = false
+          throw new ApiError(0, 'The server could not be reached.', null)
+        }
+        return allSent(batch)
+      },
+      () => {},
+    )
+    expect(outcome.sent).toHaveLength(BATCH_SIZE + 1)
+    expect(outcome.error).toBeNull()
+    expect(keys).toHaveLength(3)
+    expect(keys[1]).not.toBe(keys[0])
+    expect(keys[2]).toBe(keys[1])
+  })
+
+  it('does not repeat a batch the server refused', async () => {
+    let calls = 0
+    const outcome = await runBulkSend(
+      people(3),
+      async () => {
+        calls++
+        throw new ApiError(400, 'Invalid recipients.', { error: 'Invalid recipients.' })
+      },
+      () => {},
+    )
+    expect(calls).toBe(1)
+    expect(outcome.notSent).toHaveLength(3)
   })
 })

@@ -1,3 +1,4 @@
+import { ApiError } from '../../api/client.ts'
 import type { operations } from '../../api/schema'
 import type { Recipient } from './recipients-csv.ts'
 
@@ -23,15 +24,31 @@ export interface BulkProgress {
 /** Recipients per request: small enough to show progress often, large enough to keep the server's batches full. */
 export const BATCH_SIZE = 250
 
+/** A request whose answer never arrived (status 0): the server may or may not have sent the batch. */
+const answerLost = (error: unknown): boolean => error instanceof ApiError && error.status === 0
+
+/**
+ * One batch under its own Idempotency-Key. When the answer is lost on the way back, the same
+ * request is repeated once with the same key: the server replays or resumes it and sends
+ * nobody twice.
+ */
+async function sendBatch(batch: Recipient[], send: BulkSend): Promise<BulkSendResult> {
+  const idempotencyKey = crypto.randomUUID()
+  try {
+    return await send(batch, idempotencyKey)
+  } catch (error) {
+    if (!answerLost(error)) throw error
+    return send(batch, idempotencyKey)
+  }
+}
+
+export type BulkSend = (batch: Recipient[], idempotencyKey: string) => Promise<BulkSendResult>
+
 /**
  * Sends recipients in batches, one request each, reporting progress after each. Stops at the
  * first batch the cap stopped (the rest would be refused too) or the first failed request.
  */
-export async function runBulkSend(
-  recipients: Recipient[],
-  send: (batch: Recipient[]) => Promise<BulkSendResult>,
-  onProgress: (progress: BulkProgress) => void,
-): Promise<BulkOutcome> {
+export async function runBulkSend(recipients: Recipient[], send: BulkSend, onProgress: (progress: BulkProgress) => void): Promise<BulkOutcome> {
   const outcome: BulkOutcome = { sent: [], skippedForCap: [], skippedForTime: [], notSent: [], error: null }
   const byEmail = new Map(recipients.map((r) => [r.email.toLowerCase(), r]))
   const recipientsOf = (emails: string[] | undefined) => (emails ?? []).map((email) => byEmail.get(email.toLowerCase()) ?? { email })
@@ -40,7 +57,7 @@ export async function runBulkSend(
     const batch = recipients.slice(start, start + BATCH_SIZE)
     let result: BulkSendResult
     try {
-      result = await send(batch)
+      result = await sendBatch(batch, send)
     } catch (error) {
       outcome.error = error
       outcome.notSent.push(...recipients.slice(start))
