@@ -38,6 +38,8 @@ export const orgs = pgTable('orgs', {
   /** The legal name confirmed by the one-time identity check that sealing needs (orgs/identity.ts). */
   legalName: text('legal_name'),
   identityVerifiedAt: timestamp('identity_verified_at', { withTimezone: true, mode: 'date' }),
+  /** Every member must sign in to this workspace with a second factor (TOTP or a passkey); set by an owner. */
+  requireTwoFactor: boolean('require_two_factor').notNull().default(false),
   createdAt: createdAt(),
 })
 
@@ -491,6 +493,11 @@ export const users = pgTable(
     failedLogins: integer('failed_logins').notNull().default(0),
     lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
     passwordChangedAt: timestamp('password_changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** The TOTP secret (RFC 6238), encrypted with the instance's secrets key; null while TOTP is off. */
+    totpSecretCiphertext: bytea('totp_secret_ciphertext'),
+    totpEnabledAt: timestamp('totp_enabled_at', { withTimezone: true, mode: 'date' }),
+    /** The last 30-second time step a code was accepted for: each code works once. */
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('users_email').on(t.email)],
@@ -529,6 +536,10 @@ export const userSessions = pgTable(
     lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     /** The absolute end of the session, whatever its activity. */
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** How it signed in: 'password', 'password+totp', 'password+passkey', 'password+recovery_code', 'passkey', 'link' (a mailed link). */
+    authMethod: text('auth_method').notNull().default('password'),
+    /** When this session proved a second factor (or signed in with a passkey); null: password or link only. */
+    secondFactorAt: timestamp('second_factor_at', { withTimezone: true, mode: 'date' }),
   },
   (t) => [uniqueIndex('user_sessions_token_hash').on(t.tokenHash), index('user_sessions_user').on(t.userId)],
 )
@@ -582,6 +593,8 @@ export const identityChecks = pgTable(
     documentContentType: text('document_content_type'),
     /** IV ‖ ciphertext ‖ tag; null once decided. */
     documentCiphertext: bytea('document_ciphertext'),
+    /** The encrypted document in the blob store (its own key in identity_document_keys); null once decided. */
+    documentBlobSha256: text('document_blob_sha256'),
     decidedAt: timestamp('decided_at', { withTimezone: true, mode: 'date' }),
     /** Who decided: 'user:<id>', 'cli' or the verifier's name. */
     decidedBy: text('decided_by'),
@@ -589,4 +602,109 @@ export const identityChecks = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('identity_checks_org_created').on(t.orgId, t.createdAt.desc()), index('identity_checks_status').on(t.status, t.createdAt)],
+)
+
+/**
+ * Each identity document's own AES-256 key, wrapped with the instance's key-encryption key and
+ * kept apart from the ciphertext (which is in the blob store): deleting this row at the decision
+ * makes the document unreadable wherever copies of its ciphertext remain (crypto-shredding).
+ */
+export const identityDocumentKeys = pgTable('identity_document_keys', {
+  checkId: uuid('check_id')
+    .primaryKey()
+    .references(() => identityChecks.id),
+  wrappedKey: bytea('wrapped_key').notNull(),
+  createdAt: createdAt(),
+})
+
+/** A user's passkeys (WebAuthn credentials): a second factor, or a sign-in on their own. */
+export const passkeys = pgTable(
+  'passkeys',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    /** The credential id, base64url, as the authenticator gives it. */
+    credentialId: text('credential_id').notNull(),
+    /** COSE public key. */
+    publicKey: bytea('public_key').notNull(),
+    /** The authenticator's signature counter (0 for authenticators that keep none). */
+    counter: bigint('counter', { mode: 'number' }).notNull().default(0),
+    transports: jsonb('transports').$type<string[]>(),
+    /** 'singleDevice' or 'multiDevice' (synced), and whether it is backed up. */
+    deviceType: text('device_type'),
+    backedUp: boolean('backed_up').notNull().default(false),
+    /** What the user called it ("MacBook Touch ID"). */
+    name: text('name').notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [uniqueIndex('passkeys_credential_id').on(t.credentialId), index('passkeys_user').on(t.userId)],
+)
+
+/** One-time recovery codes for a lost second factor: ten at a time, stored as SHA-256 only. */
+export const recoveryCodes = pgTable(
+  'recovery_codes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    codeHash: text('code_hash').notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('recovery_codes_code_hash').on(t.codeHash), index('recovery_codes_user').on(t.userId)],
+)
+
+export const AUTH_CHALLENGE_PURPOSES = ['second_factor', 'passkey_sign_in', 'passkey_registration', 'totp_enrollment'] as const
+export type AuthChallengePurpose = (typeof AUTH_CHALLENGE_PURPOSES)[number]
+
+/**
+ * Short-lived sign-in and enrolment steps: a password accepted and a second factor awaited
+ * (second_factor), a passkey ceremony's challenge, a TOTP secret awaiting its first code. A
+ * step started before sign-in is named by a random value in a cookie (only its SHA-256 here);
+ * one started from a session is bound to that session.
+ */
+export const authChallenges = pgTable(
+  'auth_challenges',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tokenHash: text('token_hash'),
+    purpose: text('purpose', { enum: AUTH_CHALLENGE_PURPOSES }).notNull(),
+    userId: uuid('user_id').references(() => users.id),
+    sessionId: uuid('session_id'),
+    /** A WebAuthn challenge (base64url). */
+    challenge: text('challenge'),
+    /** A TOTP secret awaiting its first code, encrypted like users.totp_secret_ciphertext. */
+    secretCiphertext: bytea('secret_ciphertext'),
+    /** Wrong codes tried against this step. */
+    attempts: integer('attempts').notNull().default(0),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [uniqueIndex('auth_challenges_token_hash').on(t.tokenHash), index('auth_challenges_user').on(t.userId), index('auth_challenges_expires').on(t.expiresAt)],
+)
+
+/**
+ * What happened to an account's security (password changed or reset, second factors added or
+ * removed, recovery codes used, two-factor required or reset): who did it (the user, an owner or
+ * the operator), from where, when. Append-only; the user sees their own.
+ */
+export const accountEvents = pgTable(
+  'account_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    userId: uuid('user_id').references(() => users.id),
+    orgId: uuid('org_id').references(() => orgs.id),
+    kind: text('kind').notNull(),
+    /** Who acted when not the user themself (an operator, a workspace owner). */
+    actorUserId: uuid('actor_user_id').references(() => users.id),
+    ip: text('ip'),
+    userAgent: text('user_agent'),
+    details: jsonb('details').$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('account_events_user').on(t.userId, t.createdAt.desc()), index('account_events_org').on(t.orgId, t.createdAt.desc())],
 )
