@@ -9,7 +9,8 @@
  *   BENCH_CONNECTIONS  concurrent keep-alive connections (default 10)
  *   BENCH_PIPELINING   requests in flight per connection (default 1)
  *   BENCH_BACKENDS     comma-separated subset of pglite,postgres (default both)
- *   BENCH_SUITES       comma-separated subset of http,completion,bulk,seal,isolation,dashboard (default all)
+ *   BENCH_SUITES       comma-separated subset of http,completion,bulk,seal,isolation,dashboard,accounts (default all)
+ *   BENCH_SIGN_INS     sign-ins measured per kind by the accounts suite (default 15)
  *   BENCH_BULK         recipients in the bulk-send request (default 10000)
  *   BENCH_RUNS         documents measured by the completion suite (default 50)
  *   BENCH_SEAL_RUNS    seals measured by the seal suite (default 20)
@@ -22,6 +23,7 @@
 import { fileURLToPath } from 'node:url'
 import { measureBulkSend, type BulkBenchResult } from './bulk.ts'
 import { measureCompletion } from './completion.ts'
+import { FLOOD_HEALTHZ_P99_TARGET_MS, FLOOD_SIGN_UPS, measureAccounts, type AccountsBenchResult } from './accounts.ts'
 import { DOCUMENTS_LIST_BUDGET_MS, INITIAL_JS_BUDGET_KB, measureDashboard, type DashboardBenchResult } from './dashboard.ts'
 import { measureIsolation, UPLOAD_MB, type IsolationResult } from './isolation.ts'
 import { LARGE_PDF_PAGES, measureSeal, measureVerify } from './seal.ts'
@@ -52,13 +54,14 @@ const logLevel = (process.env.LOG_LEVEL || 'warn') as LogLevel
 const databaseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL
 const backends = (process.env.BENCH_BACKENDS || 'pglite,postgres').split(',').map((b) => b.trim())
 for (const b of backends) if (b !== 'pglite' && b !== 'postgres') throw new Error(`BENCH_BACKENDS: unknown backend "${b}"`)
-const SUITES = ['http', 'completion', 'bulk', 'seal', 'isolation', 'dashboard']
+const SUITES = ['http', 'completion', 'bulk', 'seal', 'isolation', 'dashboard', 'accounts']
 const suites = (process.env.BENCH_SUITES || SUITES.join(',')).split(',').map((b) => b.trim())
 for (const s of suites) if (!SUITES.includes(s)) throw new Error(`BENCH_SUITES: unknown suite "${s}"`)
 const bulkRecipients = intEnv('BENCH_BULK', 10_000, 1)
 /** The bulk-send issue's target, documents per second end to end. */
 const BULK_TARGET_PER_SECOND = 1000
 const completionRuns = intEnv('BENCH_RUNS', 50, 1)
+const signInRuns = intEnv('BENCH_SIGN_INS', 15, 1)
 /** The signing issue's target: completion → signed PDF stored, median, in milliseconds. */
 const COMPLETION_TARGET_MS = 100
 const sealRuns = intEnv('BENCH_SEAL_RUNS', 20, 1)
@@ -321,6 +324,34 @@ async function dashboardSuite(): Promise<void> {
   if (output !== '-') writeSection(output, 'dashboard', body)
 }
 
+async function accountsSuite(): Promise<void> {
+  const results: AccountsBenchResult[] = await perBackend('accounts', async (backend) => {
+    await waitForQuiet(quietWaitSeconds, DISTURBED_PCT)
+    return measureAccounts(backend, logLevel, signInRuns)
+  })
+  const worstP99 = Math.max(...results.map((r) => r.flood.healthz_p99_ms))
+  const rows = results.map(
+    (r) =>
+      `| ${r.backend} | ${r.sign_in_median_ms} | ${r.sign_in_totp_median_ms} | **${(r.sign_in_totp_median_ms / r.sign_in_median_ms).toFixed(2)}** | ${r.flood.accepted} / ${r.flood.busy} / ${r.flood.other} | ${r.flood.healthz_answers} | ${r.flood.healthz_p50_ms} | **${r.flood.healthz_p99_ms}** | ${r.flood.healthz_max_ms} |`,
+  )
+  const body = [
+    `## Accounts: two-factor sign-in and a sign-up flood`,
+    ``,
+    `- Command: \`${commandLine()}\`${suites.length > 1 ? ' (this section alone: `BENCH_SUITES=accounts npm run bench`)' : ''}`,
+    `- Date: ${new Date().toISOString()}`,
+    machineLine(),
+    `- The server as \`npm start\` builds it (rate limits out of reach) in the bench's process. Sign-in: ${signInRuns} accounts with a password only and ${signInRuns} with an authenticator app, each signing in once, interleaved; the password-only sign-in is \`POST /api/v1/auth/login\` (200), the two-factor one is that (202) then \`POST /api/v1/auth/second-factor/totp\` with the app's code (200), timed together on the client. Flood: ${FLOOD_SIGN_UPS} \`POST /api/v1/auth/signup\` sent at once by one child process while another polls \`/healthz\` (one request at a time, 20 ms apart), from the send until 3 s after the last answer (the accounts are made after the answers).`,
+    ``,
+    `| Backend | Sign-in median ms | With TOTP median ms | Ratio | Sign-ups 202 / 503 / other | /healthz answers | /healthz p50 ms | /healthz p99 ms | /healthz max ms |`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|`,
+    ...rows,
+    ``,
+    `**Target: /healthz p99 < ${FLOOD_HEALTHZ_P99_TARGET_MS} ms while ${FLOOD_SIGN_UPS} sign-ups arrive at once — ${worstP99 < FLOOD_HEALTHZ_P99_TARGET_MS ? 'met' : 'NOT met'}** (worst backend ${worstP99} ms).`,
+  ].join('\n')
+  process.stdout.write(`\n${body}\n`)
+  if (output !== '-') writeSection(output, 'accounts', body)
+}
+
 /** The hardening issue's target: with rate limits on, the document read at ≥ 80% of one prepared select of its row. */
 const READ_VS_ONE_QUERY_TARGET = 0.8
 
@@ -473,3 +504,4 @@ if (suites.includes('bulk')) await bulkSuite()
 if (suites.includes('seal')) await sealSuite()
 if (suites.includes('isolation')) await isolationSuite()
 if (suites.includes('dashboard')) await dashboardSuite()
+if (suites.includes('accounts')) await accountsSuite()

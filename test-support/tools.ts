@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs'
  * failure so the oracles can never be skipped silently there.
  */
 
-export type ExternalTool = 'qpdf' | 'pdftotext' | 'pdftoppm' | 'pdfsig' | 'chromium' | 'openssl' | 'certutil' | 'pk12util'
+export type ExternalTool = 'qpdf' | 'pdftotext' | 'pdftoppm' | 'pdffonts' | 'pdfsig' | 'chromium' | 'openssl' | 'certutil' | 'pk12util'
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 

@@ -73,4 +73,5 @@ CREATE INDEX "auth_challenges_expires" ON "auth_challenges" USING btree ("expire
 CREATE UNIQUE INDEX "passkeys_credential_id" ON "passkeys" USING btree ("credential_id");--> statement-breakpoint
 CREATE INDEX "passkeys_user" ON "passkeys" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "recovery_codes_code_hash" ON "recovery_codes" USING btree ("code_hash");--> statement-breakpoint
-CREATE INDEX "recovery_codes_user" ON "recovery_codes" USING btree ("user_id");
+CREATE INDEX "recovery_codes_user" ON "recovery_codes" USING btree ("user_id");--> statement-breakpoint
+CREATE INDEX "account_tokens_invited_email" ON "account_tokens" USING btree ("email","created_at") WHERE purpose = 'invitation';

@@ -8,6 +8,7 @@ import { apiAuth } from './http/auth.ts'
 import { connectionOptions } from './http/connection-limits.ts'
 import { refuseEncodedBodies } from './http/content-encoding.ts'
 import { clientErrorHandler, installErrorHandler, routingErrorHandler } from './http/error-handler.ts'
+import { jsonBodyParser, withBodyLimit } from './http/json-body.ts'
 import { accountRoutes } from './http/routes/accounts.ts'
 import { apiKeyRoutes } from './http/routes/api-keys.ts'
 import { bulkSendRoutes } from './http/routes/bulk-send.ts'
@@ -24,6 +25,7 @@ import { sealRoutes } from './http/routes/seals.ts'
 import { signingAssetRoutes } from './http/routes/signing-assets.ts'
 import { signingRoutes } from './http/routes/signing.ts'
 import { templateRoutes } from './http/routes/templates.ts'
+import { twoFactorRoutes } from './http/routes/two-factor.ts'
 import { verifyRoutes } from './http/routes/verify.ts'
 import { webhookRoutes } from './http/routes/webhooks.ts'
 import { sendNosniffOnEveryResponse } from './http/security-headers.ts'
@@ -31,6 +33,10 @@ import { compileCoercing, compileStrict } from './lib/validation.ts'
 import type { Services } from './services.ts'
 
 export const API_VERSION = '1.0.0'
+
+/** The body limit of the public account routes (sign-up, log-in, passwords): their longest body is ~1.1 KB of fields. */
+const ACCOUNT_BODY_LIMIT = 16 * 1024
+const ACCOUNT_BODY_LIMIT_WORDS = '16 KiB: sign-up, sign-in and password requests carry only a few short fields'
 
 /** Builds the HTTP application over the given services; never listens (server.ts and tests do). */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
@@ -56,14 +62,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     return (httpPart === 'body' ? compileStrict : compileCoercing)(schema as TSchema)
   })
 
-  // JSON only: an empty body (e.g. a bare POST …/void) is "no body", anything else must parse.
-  const parseJson = app.getDefaultJsonParser('error', 'error')
+  // JSON only: an empty body (e.g. a bare POST …/void) is "no body", anything else must parse,
+  // within a bounded nesting depth and number of values, checked as it arrives (http/json-body.ts).
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body.toString()
-    if (text === '') return done(null, undefined)
-    void parseJson(request, text, done)
-  })
+  app.addContentTypeParser('application/json', jsonBodyParser(app, config.bodyLimit))
 
   app.addHook('preParsing', refuseEncodedBodies)
 
@@ -95,12 +97,15 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 
   // Before every route: the /api/v1 hook reads the session cookie.
   await app.register(fastifyCookie)
-  await app.register(accountRoutes, { services, version: API_VERSION, prefix: '/api/v1' })
+  // Sign-up, log-in and password bodies are a few short fields, and anyone may send them: a small limit keeps their parse cheap.
+  const publicAccountRoutes = config.bodyLimit > ACCOUNT_BODY_LIMIT ? withBodyLimit(accountRoutes, ACCOUNT_BODY_LIMIT, ACCOUNT_BODY_LIMIT_WORDS) : accountRoutes
+  await app.register(publicAccountRoutes, { services, version: API_VERSION, prefix: '/api/v1' })
   await app.register(
     async (api) => {
       api.addHook('onRequest', apiAuth(services))
       await api.register(meRoutes, { services })
       await api.register(memberRoutes, { services })
+      await api.register(twoFactorRoutes, { services })
       await api.register(documentRoutes, { services })
       await api.register(bulkSendRoutes, { services })
       await api.register(templateRoutes, { services })

@@ -58,9 +58,11 @@ export interface Config {
   /** How long one TSA may take to answer before the next is tried (ms). */
   tsaTimeoutMs: number
   /**
-   * The AES-256 key that encrypts identity-check documents (IDENTITY_DOCUMENT_KEY, 32 bytes in
-   * base64). Absent: a key file generated once in DATA_DIR (adapters/document-cipher.ts), which
-   * only one server can read, so deployments with several servers on PostgreSQL must set it.
+   * The instance key (IDENTITY_DOCUMENT_KEY, 32 bytes in base64), AES-256: it wraps each identity
+   * document's own key (destroyed at the decision: crypto-shredding) and encrypts users' TOTP
+   * secrets (adapters/document-cipher.ts). Losing it makes pending documents unreadable and every
+   * authenticator app need the operator's reset. Absent: a key file generated once in DATA_DIR,
+   * which only one server can read, so deployments with several servers on PostgreSQL must set it.
    */
   identityDocumentKey: Buffer | undefined
   /** The worker pool every PDF parse, render and seal runs in (pdf-work/pdf-work.ts). */

@@ -2,7 +2,7 @@ import type { BlobStore } from './adapters/blob-store.ts'
 import { blobStoreFor } from './adapters/blob-store.ts'
 import type { Clock } from './adapters/clock.ts'
 import { systemClock } from './adapters/clock.ts'
-import { documentCipherFor, type DocumentCipher } from './adapters/document-cipher.ts'
+import { documentCipherFor, instanceKeyFor, secretSealerFor, type DocumentCipher, type SecretSealer } from './adapters/document-cipher.ts'
 import { manualIdentityVerifier, type IdentityVerifier } from './adapters/identity-verifier.ts'
 import type { Mailer } from './adapters/mailer.ts'
 import { logMailer, smtpMailer } from './adapters/mailer.ts'
@@ -41,8 +41,10 @@ export interface Services {
   webhooks: BackgroundLoop
   /** Decides identity checks (orgs/identity-checks.ts); by default the operator does. */
   identityVerifier: IdentityVerifier
-  /** Encrypts identity documents at rest (IDENTITY_DOCUMENT_KEY or a key file in DATA_DIR). */
+  /** Encrypts identity documents at rest, each under its own key wrapped with the instance key (IDENTITY_DOCUMENT_KEY or a key file in DATA_DIR). */
   identityDocuments: DocumentCipher
+  /** Encrypts small secrets at rest (TOTP secrets) with the same instance key. */
+  secrets: SecretSealer
 }
 
 export interface AdapterOverrides {
@@ -70,6 +72,7 @@ export async function createServices(
     () => principals.clear(),
     (live) => principals.setLive(live),
   )
+  const instanceKey = instanceKeyFor(config, logger)
   const mailer = overrides.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : logMailer(logger))
   const blobs = blobStoreFor(database)
   const mail = startMailDispatcher({ db: database.db, blobs, mailer, clock, logger, pollMs: config.mailPollMs })
@@ -103,7 +106,8 @@ export async function createServices(
     finalPdfs,
     webhooks,
     identityVerifier: overrides.identityVerifier ?? manualIdentityVerifier,
-    identityDocuments: documentCipherFor(config, logger),
+    identityDocuments: documentCipherFor(instanceKey),
+    secrets: secretSealerFor(instanceKey),
     close: async () => {
       await Promise.all([expiry.stop(), finalPdfs.stop(), webhooks.stop(), keyUses.stop()])
       await mail.stop()

@@ -1,14 +1,14 @@
-import { randomBytes } from 'node:crypto'
+import { createCipheriv, randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { actorFor } from '../src/actors/actor.ts'
-import { DOCUMENT_KEY_FILE, documentCipherFor } from '../src/adapters/document-cipher.ts'
+import { DOCUMENT_KEY_FILE, documentCipherFor, instanceKeyFor } from '../src/adapters/document-cipher.ts'
 import type { IdentitySubmission, IdentityVerifier } from '../src/adapters/identity-verifier.ts'
 import { executeAdminCommand, parseAdminCommand } from '../src/admin/commands.ts'
-import { identityChecks, orgs, selfSeals } from '../src/db/schema.ts'
+import { identityChecks, identityDocumentKeys, orgs, selfSeals } from '../src/db/schema.ts'
 import type { Logger } from '../src/lib/logger.ts'
 import { submitIdentityCheck } from '../src/orgs/identity-checks.ts'
 import { bodyOf, expectError, type Json } from './helpers/api.ts'
@@ -49,18 +49,19 @@ async function newOwner(): Promise<SignedInUser> {
   return owner
 }
 
-const png = rgbaPng(2, 2, Buffer.alloc(2 * (1 + 2 * 4), 0x7f))
+const png = rgbaPng(2, 2, Buffer.alloc(2 * (1 + 2 * 4), 0x7f).fill(0, 0, 1).fill(0, 9, 10))
 
-const submission = (document: { bytes: Uint8Array; type?: string; filename?: string } = { bytes: png }, legalName = 'Acme Widgets Ltd') => ({
-  legal_name: legalName,
-  document: {
-    filename: document.filename ?? 'passport.png',
-    content_type: document.type ?? 'image/png',
-    data_base64: Buffer.from(document.bytes).toString('base64'),
-  },
-})
+/** A submission: the legal name in the query, the file as the raw body with its Content-Type. */
+interface Submission {
+  /** The whole query string instead of `legal_name=…`. */
+  query?: string
+  legalName?: string
+  bytes?: Uint8Array
+  type?: string
+}
 
-const submit = (user: SignedInUser, body: unknown) => user.fetch('/api/v1/identity-check', { method: 'POST', json: body })
+const submit = (user: SignedInUser, { legalName = 'Acme Widgets Ltd', query = `legal_name=${encodeURIComponent(legalName)}`, bytes = png, type = 'image/png' }: Submission = {}) =>
+  user.fetch(`/api/v1/identity-check?${query}`, { method: 'POST', headers: { 'content-type': type }, body: new Uint8Array(bytes) })
 
 const seal = (user: SignedInUser) =>
   user.fetch('/api/v1/seals?title=Report', { method: 'POST', headers: { 'content-type': 'application/pdf' }, body: new Uint8Array(pdf) })
@@ -76,8 +77,12 @@ async function pendingCheckOf(orgId: string): Promise<Json> {
 const decide = (checkId: string, body: unknown, by = operator) =>
   by.fetch(`/api/v1/operator/identity-checks/${checkId}/decision`, { method: 'POST', json: body })
 
-const storedDocument = async (checkId: string) =>
-  (await server.services.db.select({ ciphertext: identityChecks.documentCiphertext }).from(identityChecks).where(eq(identityChecks.id, checkId)))[0]?.ciphertext
+/** The document as stored: the ciphertext in the blob store, under the digest its check names (undefined once erased). */
+async function storedDocument(checkId: string): Promise<Buffer | undefined> {
+  const [row] = await server.services.db.select({ sha256: identityChecks.documentBlobSha256 }).from(identityChecks).where(eq(identityChecks.id, checkId))
+  const bytes = row?.sha256 ? await server.services.blobs.get(row.sha256) : undefined
+  return bytes && Buffer.from(bytes)
+}
 
 describe('submit → operator approves → sealing works', () => {
   test('the whole path, with the document encrypted, shown only to the operator, erased once decided', async () => {
@@ -93,7 +98,7 @@ describe('submit → operator approves → sealing works', () => {
     })
     await expectError(await seal(owner), 412, NO_IDENTITY)
 
-    const submitted = await submit(owner, submission({ bytes: png, filename: 'C:\\Users\\olive\\passport.png' }, '  Acme   Widgets Ltd '))
+    const submitted = await submit(owner, { legalName: '  Acme   Widgets Ltd ' })
     expect(submitted.status).toBe(201)
     const pending = await bodyOf(submitted)
     expect(pending).toEqual({
@@ -106,7 +111,7 @@ describe('submit → operator approves → sealing works', () => {
       verifier: 'manual',
     })
     expect(await bodyOf(await owner.fetch('/api/v1/identity-check'))).toEqual(pending)
-    await expectError(await submit(owner, submission()), 409, 'An identity check of this workspace is already waiting for a decision.')
+    await expectError(await submit(owner), 409, 'An identity check of this workspace is already waiting for a decision.')
 
     const check = await pendingCheckOf(owner.orgId)
     expect(check).toMatchObject({
@@ -114,13 +119,13 @@ describe('submit → operator approves → sealing works', () => {
       status: 'pending',
       verifier: 'manual',
       submitted_by: { name: 'Olive Owner', email: owner.email },
-      document: { filename: 'passport.png', content_type: 'image/png' },
+      document: { filename: `identity-document-${check.id as string}.png`, content_type: 'image/png' },
       decided_at: null,
     })
     const checkId = check.id as string
 
-    // At rest: AES-256-GCM (IV + ciphertext + tag), not the file.
-    const stored = Buffer.from((await storedDocument(checkId)) ?? [])
+    // At rest, in the blob store: AES-256-GCM (IV + ciphertext + tag), not the file.
+    const stored = (await storedDocument(checkId)) ?? Buffer.alloc(0)
     expect(stored.length).toBe(png.length + 12 + 16)
     expect(stored.includes(png.subarray(0, 16))).toBe(false)
 
@@ -131,14 +136,14 @@ describe('submit → operator approves → sealing works', () => {
     expect(download.status).toBe(200)
     expect(download.headers.get('content-type')).toBe('image/png')
     expect(download.headers.get('cache-control')).toBe('no-store')
-    expect(download.headers.get('content-disposition')).toContain('passport.png')
+    expect(download.headers.get('content-disposition')).toBe(`attachment; filename="identity-document-${checkId}.png"`)
     expect(Buffer.from(await download.arrayBuffer()).equals(png)).toBe(true)
 
     const approved = await decide(checkId, { approve: true })
     expect(approved.status).toBe(200)
     const record = await bodyOf(approved)
     expect(record).toMatchObject({ id: checkId, status: 'approved', document: null, decided_by: `user:${operator.userId}`, decision_reason: null })
-    expect(await storedDocument(checkId)).toBeNull()
+    expect(await storedDocument(checkId)).toBeUndefined()
     await expectError(await operator.fetch(documentPath), 410, 'The document was erased when the check was decided.')
     await expectError(await decide(checkId, { approve: false, reason: 'changed my mind' }), 409, 'This identity check was already approved.')
 
@@ -153,9 +158,9 @@ describe('submit → operator approves → sealing works', () => {
 
   test('the operator may correct the legal name when approving; seals print the corrected one', async () => {
     const owner = await newOwner()
-    expect((await submit(owner, submission({ bytes: pdf, type: 'application/pdf', filename: 'register.pdf' }, 'Acme Widgets'))).status).toBe(201)
+    expect((await submit(owner, { bytes: pdf, type: 'application/pdf', legalName: 'Acme Widgets' })).status).toBe(201)
     const check = await pendingCheckOf(owner.orgId)
-    expect(check.document).toEqual({ filename: 'register.pdf', content_type: 'application/pdf' })
+    expect(check.document).toEqual({ filename: `identity-document-${check.id as string}.pdf`, content_type: 'application/pdf' })
     const download = await operator.fetch(`/api/v1/operator/identity-checks/${check.id as string}/document`)
     expect(download.headers.get('content-type')).toBe('application/pdf')
     expect(Buffer.from(await download.arrayBuffer()).equals(Buffer.from(pdf))).toBe(true)
@@ -172,7 +177,7 @@ describe('submit → operator approves → sealing works', () => {
 describe('reject path', () => {
   test('rejecting needs a reason the owner then sees; sealing stays refused; a new submission is allowed', async () => {
     const owner = await newOwner()
-    expect((await submit(owner, submission())).status).toBe(201)
+    expect((await submit(owner)).status).toBe(201)
     const checkId = (await pendingCheckOf(owner.orgId)).id as string
 
     await expectError(await decide(checkId, { approve: false }), 400, 'Say why the check is rejected (reason): the owner sees it.')
@@ -181,7 +186,7 @@ describe('reject path', () => {
     const rejected = await decide(checkId, { approve: false, reason: 'The document is unreadable.' })
     expect(rejected.status).toBe(200)
     expect(await bodyOf(rejected)).toMatchObject({ status: 'rejected', document: null, decision_reason: 'The document is unreadable.' })
-    expect(await storedDocument(checkId)).toBeNull()
+    expect(await storedDocument(checkId)).toBeUndefined()
 
     expect(await bodyOf(await owner.fetch('/api/v1/identity-check'))).toMatchObject({
       status: 'rejected',
@@ -191,7 +196,7 @@ describe('reject path', () => {
     })
     await expectError(await seal(owner), 412, NO_IDENTITY)
 
-    expect((await submit(owner, submission())).status).toBe(201)
+    expect((await submit(owner)).status).toBe(201)
     expect(await bodyOf(await owner.fetch('/api/v1/identity-check'))).toMatchObject({ status: 'pending', decision_reason: null })
   })
 })
@@ -201,18 +206,18 @@ describe('who may submit and see', () => {
     const owner = await newOwner()
     const admin = await createSignedInUser(server.services, { orgId: owner.orgId, role: 'admin', baseUrl: server.url })
     const member = await createSignedInUser(server.services, { orgId: owner.orgId, role: 'member', baseUrl: server.url })
-    await expectError(await submit(admin, submission()), 403, "Only the workspace's owner can submit the identity check.")
-    await expectError(await submit(member, submission()), 403, "Only the workspace's owner can submit the identity check.")
+    await expectError(await submit(admin), 403, "Only the workspace's owner can submit the identity check.")
+    await expectError(await submit(member), 403, "Only the workspace's owner can submit the identity check.")
     expect((await member.fetch('/api/v1/identity-check')).status).toBe(200)
 
     const { api_key } = (await executeAdminCommand(server.services, { name: 'key.create', orgId: owner.orgId })) as { api_key: string }
     await expectError(await server.request('/api/v1/identity-check', { key: api_key }), 401)
-    await expectError(await server.request('/api/v1/identity-check', { key: api_key, method: 'POST', json: submission() }), 401)
+    await expectError(await server.request('/api/v1/identity-check?legal_name=Acme', { key: api_key, method: 'POST', headers: { 'content-type': 'image/png' }, body: new Uint8Array(png) }), 401)
   })
 
   test('the operator queue, document and decision are 403 for a non-operator and 401 without a session', async () => {
     const owner = await newOwner()
-    expect((await submit(owner, submission())).status).toBe(201)
+    expect((await submit(owner)).status).toBe(201)
     const checkId = (await pendingCheckOf(owner.orgId)).id as string
     await expectError(await owner.fetch('/api/v1/operator/identity-checks'), 403)
     await expectError(await decide(checkId, { approve: true }, owner), 403)
@@ -227,26 +232,34 @@ describe('bad input: 4xx {error}', () => {
     owner = await newOwner()
   })
 
-  test.each([
-    ['a PDF declared as PNG', submission({ bytes: new Uint8Array(Buffer.from('%PDF-1.7\n')), type: 'image/png' }), 400, 'The document is not a PNG file, as its content_type image/png says. Upload a PDF, PNG or JPEG file.'],
-    ['a PNG declared as JPEG', submission({ bytes: png, type: 'image/jpeg' }), 400, /not a JPEG file/],
-    ['text declared as PDF', submission({ bytes: Buffer.from('hello'), type: 'application/pdf' }), 400, /not a PDF file/],
-    ['another content type', submission({ bytes: png, type: 'image/gif' }), 400, undefined],
-    ['data that is not base64', { ...submission(), document: { ...submission().document, data_base64: 'not base64!' } }, 400, 'document.data_base64 is not valid base64.'],
-    ['an empty document', { ...submission(), document: { ...submission().document, data_base64: '' } }, 400, undefined],
-    ['a blank legal name', submission({ bytes: png }, '   '), 400, 'The legal name must be 1 to 200 characters.'],
-    ['a legal name of 201 characters', submission({ bytes: png }, 'x'.repeat(201)), 400, undefined],
-    ['no document', { legal_name: 'Acme' }, 400, undefined],
-    ['an unknown field', { ...submission(), note: 'hi' }, 400, undefined],
-  ])('POST /identity-check with %s', async (_label, body, status, message) => {
-    await expectError(await submit(owner, body), status, message)
+  const FILE_TYPES = 'Unsupported Content-Type: send the body as application/pdf, image/png or image/jpeg.'
+  test.each<[string, Submission, number, string | RegExp | undefined]>([
+    [
+      'a PDF declared as PNG',
+      { bytes: Buffer.from('%PDF-1.7\n'), type: 'image/png' },
+      400,
+      'The file is sent as image/png but is not a readable PNG image: it does not start with the PNG signature. Upload a PDF, PNG or JPEG file.',
+    ],
+    ['a PNG declared as JPEG', { bytes: png, type: 'image/jpeg' }, 400, /^The file is sent as image\/jpeg but is not a readable JPEG image: it does not start with the JPEG start-of-image marker\./],
+    ['text declared as PDF', { bytes: Buffer.from('hello'), type: 'application/pdf' }, 400, 'The file is not a PDF (no %PDF- header).'],
+    ['a PNG cut short', { bytes: png.subarray(0, png.length - 8) }, 400, /the file ends before the image does \(is it truncated\?\)/],
+    ['another content type', { bytes: png, type: 'image/gif' }, 415, FILE_TYPES],
+    ['the JSON body of old', { bytes: Buffer.from(JSON.stringify({ legal_name: 'Acme', document: {} })), type: 'application/json' }, 415, FILE_TYPES],
+    ['an empty body', { bytes: new Uint8Array() }, 400, 'Send the ID document (a PDF, PNG or JPEG file) as the request body.'],
+    ['a blank legal name', { legalName: '   ' }, 400, 'The legal name must be 1 to 200 characters.'],
+    ['a legal name of 201 characters', { legalName: 'x'.repeat(201) }, 400, undefined],
+    ['a legal name hiding a zero-width space', { legalName: 'Acme\u200b Widgets Ltd' }, 400, 'The legal name must not contain invisible characters (U+200B).'],
+    ['no legal name', { query: '' }, 400, undefined],
+    ['an unknown parameter', { query: 'legal_name=Acme&note=hi' }, 400, undefined],
+  ])('POST /identity-check with %s', async (_label, submission, status, message) => {
+    await expectError(await submit(owner, submission), status, message)
+    expect(await bodyOf(await owner.fetch('/api/v1/identity-check'))).toMatchObject({ status: 'none' })
   })
 
-  test('a document just over 10 MB: 413 from the check; far over: 413 from the body limit; nothing stored', async () => {
+  test('a document over 10 MB: 413 from the body limit before it is read; nothing stored', async () => {
     const justOver = Buffer.alloc(10 * 1024 * 1024 + 1)
     png.copy(justOver)
-    await expectError(await submit(owner, submission({ bytes: justOver })), 413, 'The document is larger than 10 MB.')
-    await expectError(await submit(owner, submission({ bytes: Buffer.alloc(11 * 1024 * 1024) })), 413, /request body is larger than/)
+    await expectError(await submit(owner, { bytes: justOver }), 413, 'The request body is larger than 10485760 bytes (an identity document is at most 10 MB).')
     expect(await bodyOf(await owner.fetch('/api/v1/identity-check'))).toMatchObject({ status: 'none' })
   })
 
@@ -266,21 +279,40 @@ describe('the seams: document cipher and identity verifier', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'signet-cipher-'))
     try {
       const config = { identityDocumentKey: undefined, dataDir, databaseUrl: undefined }
-      const sealed = await documentCipherFor(config, logger).encrypt(png, 'check-1')
+      const sealed = await documentCipherFor(instanceKeyFor(config, logger)).seal(png, 'check-1')
       const keyPath = join(dataDir, DOCUMENT_KEY_FILE)
       expect(statSync(keyPath).mode & 0o777).toBe(0o600)
       const key = readFileSync(keyPath, 'utf8')
       expect(Buffer.from(key.trim(), 'base64')).toHaveLength(32)
 
-      const reopened = documentCipherFor(config, logger)
-      expect((await reopened.decrypt(sealed, 'check-1')).equals(png)).toBe(true)
+      const reopened = documentCipherFor(instanceKeyFor(config, logger))
+      expect((await reopened.open(sealed, 'check-1')).equals(png)).toBe(true)
       expect(readFileSync(keyPath, 'utf8')).toBe(key)
-      await expect(reopened.decrypt(sealed, 'check-2')).rejects.toMatchObject({ code: 'precondition_failed' })
-      const otherKey = documentCipherFor({ ...config, identityDocumentKey: randomBytes(32) }, logger)
-      await expect(otherKey.decrypt(sealed, 'check-1')).rejects.toMatchObject({ code: 'precondition_failed' })
+      await expect(reopened.open(sealed, 'check-2')).rejects.toMatchObject({ code: 'precondition_failed' })
+      const otherKey = documentCipherFor(instanceKeyFor({ ...config, identityDocumentKey: randomBytes(32) }, logger))
+      await expect(otherKey.open(sealed, 'check-1')).rejects.toMatchObject({ code: 'precondition_failed' })
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
     }
+  })
+
+  test('each document has a key of its own, wrapped with the instance key; documents stored before that still open', async () => {
+    const instanceKey = randomBytes(32)
+    const cipher = documentCipherFor(instanceKeyFor({ identityDocumentKey: instanceKey, dataDir: tmpdir(), databaseUrl: undefined }, logger))
+    const first = await cipher.seal(png, 'check-1')
+    const second = await cipher.seal(png, 'check-1')
+    expect(first.wrappedKey).toHaveLength(12 + 32 + 16)
+    expect(Buffer.from(first.wrappedKey).equals(Buffer.from(second.wrappedKey))).toBe(false)
+    expect(Buffer.from(first.ciphertext).equals(Buffer.from(second.ciphertext))).toBe(false)
+    // The instance key alone opens neither document, and one document's key not the other.
+    await expect(cipher.openLegacy(first.ciphertext, 'check-1')).rejects.toMatchObject({ code: 'precondition_failed' })
+    await expect(cipher.open({ ciphertext: first.ciphertext, wrappedKey: second.wrappedKey }, 'check-1')).rejects.toThrow('does not match its key')
+
+    // Before per-document keys: IV ‖ ciphertext ‖ tag under the instance key, the check id authenticated.
+    const iv = randomBytes(12)
+    const legacy = createCipheriv('aes-256-gcm', instanceKey, iv).setAAD(Buffer.from('check-0'))
+    const legacyCiphertext = Buffer.concat([iv, legacy.update(png), legacy.final(), legacy.getAuthTag()])
+    expect((await cipher.openLegacy(legacyCiphertext, 'check-0')).equals(png)).toBe(true)
   })
 
   test('a verifier that decides at once: approved on submission, document never kept, reference recorded', async () => {
@@ -307,16 +339,18 @@ describe('the seams: document cipher and identity verifier', () => {
         user: { id: owner.userId, email: owner.email, name: owner.name, role: 'owner', isOperator: false },
       },
     )
-    const pngSubmission = submission()
     const view = await submitIdentityCheck({ ...server.services, identityVerifier: instant }, actor, {
-      ...pngSubmission,
-      document: { ...pngSubmission.document, content_type: 'image/png' },
+      legalName: 'Acme Widgets Ltd',
+      contentType: 'image/png',
+      document: new Uint8Array(png),
     })
     expect(view).toMatchObject({ status: 'approved', legal_name: 'Acme Widgets Ltd', verifier: 'instant_test' })
     expect(seen).toHaveLength(1)
+    expect(seen[0]?.document).toMatchObject({ contentType: 'image/png', filename: expect.stringMatching(/^identity-document-[0-9a-f-]{36}\.png$/) as unknown })
     expect(Buffer.from(seen[0]?.document.bytes ?? []).equals(png)).toBe(true)
     const [row] = await server.services.db.select().from(identityChecks).where(eq(identityChecks.orgId, owner.orgId))
-    expect(row).toMatchObject({ status: 'approved', decidedBy: 'instant_test', verifierReference: 'vs_123', documentCiphertext: null })
+    expect(row).toMatchObject({ status: 'approved', decidedBy: 'instant_test', verifierReference: 'vs_123', documentCiphertext: null, documentBlobSha256: null })
+    expect(await server.services.db.select().from(identityDocumentKeys).where(eq(identityDocumentKeys.checkId, row?.id ?? ''))).toEqual([])
     expect((await seal(owner)).status).toBe(201)
   })
 })
@@ -331,12 +365,12 @@ describe('the CLI and expiry', () => {
 
   test('admin org identity-checks lists the queue; admin org decide-identity decides (a rejection needs a reason)', async () => {
     const owner = await newOwner()
-    expect((await submit(owner, submission())).status).toBe(201)
+    expect((await submit(owner)).status).toBe(201)
     const admin = (command: unknown) => executeAdminCommand(server.services, parseAdminCommand(command))
     const queue = (await admin({ name: 'org.identity-checks' })) as { checks: Json[] }
     const check = queue.checks.find((c) => c.org_id === owner.orgId)
-    expect(check).toMatchObject({ status: 'pending', document: { filename: 'passport.png', content_type: 'image/png' } })
     const checkId = check?.id as string
+    expect(check).toMatchObject({ status: 'pending', document: { filename: `identity-document-${checkId}.png`, content_type: 'image/png' } })
 
     await expect(admin({ name: 'org.decide-identity', checkId, approve: false })).rejects.toThrow('Say why the check is rejected (reason): the owner sees it.')
     expect(await admin({ name: 'org.decide-identity', checkId, approve: false, reason: 'Expired passport.' })).toMatchObject({
@@ -352,7 +386,7 @@ describe('the CLI and expiry', () => {
   // Last: it moves the clock a year on.
   test('after 365 days the check is expired, sealing says to renew, and a new submission renews it', async () => {
     const owner = await newOwner()
-    expect((await submit(owner, submission())).status).toBe(201)
+    expect((await submit(owner)).status).toBe(201)
     expect((await decide((await pendingCheckOf(owner.orgId)).id as string, { approve: true })).status).toBe(200)
 
     time.advance(366 * DAY_MS)
@@ -363,7 +397,7 @@ describe('the CLI and expiry', () => {
       412,
       "This org's identity check is more than 365 days old. Sealing needs a new one: the workspace owner renews it in Settings → Identity check in the dashboard (http://signet.test/app/settings/identity).",
     )
-    expect((await submit(later, submission())).status).toBe(201)
+    expect((await submit(later)).status).toBe(201)
     const laterOperator = await createSignedInUser(server.services, { isOperator: true, baseUrl: server.url })
     const checkId = ((await bodyOf<{ checks: Json[] }>(await laterOperator.fetch('/api/v1/operator/identity-checks'))).checks.find((c) => c.org_id === owner.orgId)?.id) as string
     expect((await decide(checkId, { approve: true }, laterOperator)).status).toBe(200)

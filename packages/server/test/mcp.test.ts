@@ -604,7 +604,7 @@ describe('the agent-tools rate limit', () => {
     await limited?.close()
   })
 
-  test('initialize and tools/list never count; the third tools/call answers 429 with Retry-After, the RateLimit headers and a JSON-RPC error', async () => {
+  test('initialize and tools/list count elsewhere (agent-protocol); the third tools/call answers 429 with Retry-After, the RateLimit headers and a JSON-RPC error', async () => {
     const limitedOrg = await setupOrg(limited)
     const auth = { authorization: `Bearer ${limitedOrg.apiKey}` }
     for (let i = 0; i < 5; i++) {
@@ -613,7 +613,7 @@ describe('the agent-tools rate limit', () => {
       expect(await bodyOf(initialized)).toMatchObject({ id: 1, result: { serverInfo: { name: 'signet' } } })
       const list = await postMcp(limited, rpc(2, 'tools/list'), auth)
       expect(list.status).toBe(200)
-      expect(list.headers.get('ratelimit')).toBeNull()
+      expect(list.headers.get('ratelimit-policy')).toBe('"agent-protocol";q=600;w=3600')
       expect((await bodyOf<{ result: { tools: unknown[] } }>(list)).result.tools).toHaveLength(10)
     }
     const call = (id: number) => postMcp(limited, rpc(id, 'tools/call', { name: 'get_usage', arguments: {} }), auth)
@@ -638,7 +638,7 @@ describe('the agent-tools rate limit', () => {
       error: { code: -32000, message: expect.stringMatching(/^Rate limit exceeded\. Try again in \d+ (seconds?|minutes?)\.$/) as unknown },
     })
 
-    // The SDK client still connects and lists (neither counts), and sees the refused call as an error.
+    // The SDK client still connects and lists (not tool calls), and sees the refused call as an error.
     const client = await connectAgent(limited, limitedOrg.apiKey)
     try {
       expect((await client.listTools()).tools).toHaveLength(10)

@@ -122,6 +122,7 @@ describe('users', () => {
       is_operator: false,
       disabled: false,
       email_verified: true,
+      two_factor: false,
       created_at: expect.any(String) as unknown,
       workspaces: [{ id: owner.orgId, name: `Olive ${tag}'s workspace`, role: 'owner' }],
     })

@@ -288,9 +288,9 @@ describe.runIf(haveTools('qpdf', 'pdftotext', 'pdftoppm'))('renderSignedPdf, che
     ]) {
       expect(text).toContain(expected)
     }
-    // Cyrillic is in the embedded font; CJK and emoji are not, and print as '?' rather than failing.
-    expect(text).toContain('Иван Петров ??')
-    expect(text).toContain('Иван Петров ?? line two')
+    // Every script prints in a font that has it; the emoji no bundled font has prints as U+FFFD and stays in the text layer.
+    expect(text).toContain('Иван Петров 李雷 😀')
+    expect(text).toContain('Иван Петров 李雷 line two')
     expect(text).toMatch(/VeryLongToken\/1\.0.*…/)
   })
 

@@ -198,8 +198,13 @@ describe('bad input', () => {
 
   it('refuses an oversized signature image with a clear message', async () => {
     const { documentId, signers } = await sendForSigning(server, org)
+    // Just over 256 KiB: the field's own check says so.
+    const over = makePng(300, 219, 'noise')
+    expect(over.byteLength).toBeGreaterThan(256 * 1024)
+    await expectError(await signers[0]!.finish({ ...valuesFor(0), '0': pngDataUrl(over) }), 400, /the limit is 256 KiB/)
+    // Far over it, the body is larger than this signer's fields can need, and is refused before it is read.
     const huge = pngDataUrl(makePng(400, 400, 'noise'))
-    await expectError(await signers[0]!.finish({ ...valuesFor(0), '0': huge }), 400, /the limit is 256 KiB/)
+    await expectError(await signers[0]!.finish({ ...valuesFor(0), '0': huge }), 413, /the most your fields can need \(a signature image is at most 256 KiB\)/)
     expect((await getDocument(documentId)).status).toBe('sent')
   })
 

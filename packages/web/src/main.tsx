@@ -8,16 +8,23 @@ import { createAppRouter } from './router.tsx'
 import './styles.css'
 
 // A 401 anywhere means the session ended (expired, signed out elsewhere): forget who we were,
-// and the signed-in layout's guard sends the person to the login page.
-const onSessionEnded = (error: unknown) => {
+// and the signed-in layout's guard sends the person to the login page. A 403 may mean the
+// workspace began to require a second sign-in step: asking who we are again lets the app show
+// its gate instead of a page of refusals.
+const onRefused = (error: unknown) => {
+  if (isApiError(error, 403)) {
+    void queryClient.invalidateQueries({ queryKey: ['me'] })
+    void queryClient.invalidateQueries({ queryKey: ['two-factor'] })
+    return
+  }
   if (!isApiError(error, 401)) return
   queryClient.setQueryData(['me'], null)
   void router.invalidate()
 }
 
 const queryClient = new QueryClient({
-  queryCache: new QueryCache({ onError: onSessionEnded }),
-  mutationCache: new MutationCache({ onError: onSessionEnded }),
+  queryCache: new QueryCache({ onError: onRefused }),
+  mutationCache: new MutationCache({ onError: onRefused }),
   defaultOptions: {
     queries: { retry: (count, error) => count < 2 && !isApiError(error) && !(error instanceof TypeError) ? true : false, refetchOnWindowFocus: false },
   },

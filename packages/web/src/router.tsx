@@ -10,6 +10,7 @@ import { BulkSendPage } from './features/bulk-send/index.ts'
 import { DocumentDetailPage, DocumentsPage } from './features/documents/index.ts'
 import { OperatorPage } from './features/operator/index.ts'
 import { OverviewPage } from './features/overview/index.ts'
+import { SecurityPage } from './features/security/index.ts'
 import { SendPage } from './features/send/index.ts'
 import { ApiKeysPage, BillingPage, IdentityPage, MembersPage, WebhooksPage } from './features/settings/index.ts'
 import { TemplateEditorPage, TemplatesPage } from './features/templates/index.ts'
@@ -110,6 +111,7 @@ const billingRoute = createRoute({
 const identityRoute = createRoute({ ...child('settings/identity'), component: IdentityPage })
 const membersRoute = createRoute({ ...child('settings/members'), component: MembersPage })
 const accountRoute = createRoute({ ...child('account'), component: AccountPage })
+const securityRoute = createRoute({ ...child('account/security'), component: SecurityPage })
 const operatorRoute = createRoute({ ...child('operator'), component: OperatorPage })
 
 const routeTree = rootRoute.addChildren([
@@ -128,6 +130,7 @@ const routeTree = rootRoute.addChildren([
     identityRoute,
     membersRoute,
     accountRoute,
+    securityRoute,
     operatorRoute,
   ]),
 ])

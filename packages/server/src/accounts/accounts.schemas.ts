@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { PLANS, WORKSPACE_ROLES } from '../db/schema.ts'
 import { Timestamp } from '../lib/schemas.ts'
+import { displayName } from '../lib/visible-text.ts'
 import { MAX_PASSWORD_LENGTH } from './passwords.ts'
 
 /** Shapes of the accounts, sessions and members routes; the routes, the OpenAPI document and the web client read them. */
@@ -8,8 +9,8 @@ import { MAX_PASSWORD_LENGTH } from './passwords.ts'
 export const Email = Type.String({ format: 'email', maxLength: 254 })
 /** Lengths are checked by checkNewPassword with a readable message; the schema only bounds the body. */
 const Password = Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH * 4 })
-const PersonName = Type.String({ minLength: 1, maxLength: 200 })
-const WorkspaceName = Type.String({ minLength: 1, maxLength: 200 })
+const PersonName = displayName(Type.String({ minLength: 1, maxLength: 200 }))
+const WorkspaceName = displayName(Type.String({ minLength: 1, maxLength: 200 }))
 const Token = Type.String({ minLength: 1, maxLength: 200 })
 export const Role = Type.Enum(WORKSPACE_ROLES)
 
@@ -47,7 +48,13 @@ export const SetUpOperatorBody = Type.Object(
 export type SetUpOperatorBody = Static<typeof SetUpOperatorBody>
 
 const WorkspaceSummary = Type.Object(
-  { id: Type.String(), name: Type.String(), plan: Type.Enum(PLANS), role: Role },
+  {
+    id: Type.String(),
+    name: Type.String(),
+    plan: Type.Enum(PLANS),
+    role: Role,
+    require_two_factor: Type.Boolean({ description: 'members must sign in with a second factor (a session without one sees only the account pages)' }),
+  },
   { additionalProperties: false },
 )
 

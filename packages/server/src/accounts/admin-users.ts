@@ -1,13 +1,13 @@
 import { asc, eq, inArray } from 'drizzle-orm'
 import type { Clock } from '../adapters/clock.ts'
 import type { Db } from '../db/client.ts'
-import { memberships, orgs, users, type WorkspaceRole } from '../db/schema.ts'
+import { memberships, orgs, passkeys, users, type WorkspaceRole } from '../db/schema.ts'
 import { AppError, notFound } from '../errors.ts'
 import { requireOrg } from '../orgs/orgs.ts'
 import { cleanName } from './me.ts'
 import { checkNewPassword, hashPassword } from './passwords.ts'
 import { endUserSessions } from './sessions.ts'
-import { normalizeEmail } from './sign-up.ts'
+import { normalizeEmail } from './account-context.ts'
 
 /** The operator's user commands (`admin user …`): accounts created here are verified (the operator vouches for the address). */
 
@@ -18,6 +18,8 @@ export interface UserSummary {
   is_operator: boolean
   disabled: boolean
   email_verified: boolean
+  /** An authenticator app or a passkey is set up. */
+  two_factor: boolean
   created_at: string
   workspaces: { id: string; name: string; role: WorkspaceRole }[]
 }
@@ -64,15 +66,15 @@ export async function listUsers(db: Db, onlyUserId?: string): Promise<UserSummar
 
 /** Users as the admin CLI and the Operator area both show them: with the workspaces they belong to (by name) and their role there. */
 export async function summariesOf(db: Db, rows: (typeof users.$inferSelect)[]): Promise<UserSummary[]> {
-  const workspaces =
-    rows.length === 0
-      ? []
-      : await db
-          .select({ userId: memberships.userId, id: orgs.id, name: orgs.name, role: memberships.role })
-          .from(memberships)
-          .innerJoin(orgs, eq(orgs.id, memberships.orgId))
-          .where(inArray(memberships.userId, rows.map((row) => row.id)))
-          .orderBy(asc(orgs.name))
+  if (rows.length === 0) return []
+  const ids = rows.map((row) => row.id)
+  const workspaces = await db
+    .select({ userId: memberships.userId, id: orgs.id, name: orgs.name, role: memberships.role })
+    .from(memberships)
+    .innerJoin(orgs, eq(orgs.id, memberships.orgId))
+    .where(inArray(memberships.userId, ids))
+    .orderBy(asc(orgs.name))
+  const withPasskeys = new Set((await db.selectDistinct({ userId: passkeys.userId }).from(passkeys).where(inArray(passkeys.userId, ids))).map((row) => row.userId))
   return rows.map((user) => ({
     id: user.id,
     email: user.email,
@@ -80,6 +82,7 @@ export async function summariesOf(db: Db, rows: (typeof users.$inferSelect)[]): 
     is_operator: user.isOperator,
     disabled: user.disabledAt !== null,
     email_verified: user.emailVerifiedAt !== null,
+    two_factor: user.totpEnabledAt !== null || withPasskeys.has(user.id),
     created_at: user.createdAt.toISOString(),
     workspaces: workspaces.filter((w) => w.userId === user.id).map(({ id, name, role }) => ({ id, name, role })),
   }))

@@ -1,38 +1,71 @@
-import { and, eq, isNull } from 'drizzle-orm'
+import { and, eq, inArray, isNull } from 'drizzle-orm'
 import type { Actor } from '../actors/actor.ts'
-import { accountTokens, memberships, orgs, userSessions, users, type WorkspaceRole } from '../db/schema.ts'
+import type { Db } from '../db/client.ts'
+import { accountTokens, memberships, orgs, userSessions, users, WORKSPACE_ROLES, type WorkspaceRole } from '../db/schema.ts'
 import { AppError, notFound } from '../errors.ts'
 import { isUuid } from '../lib/ids.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import { workspaceInvitationMail } from '../mail/templates.ts'
-import { ACCOUNT_TOKEN_TTL_MS, consumeToken, findLiveToken, invitationOffer, issueAccountToken } from './account-tokens.ts'
+import { ACCOUNT_TOKEN_TTL_MS, consumeToken, findLiveToken, invitationOffer, issueAccountToken, type AccountToken } from './account-tokens.ts'
 import { dashboardLink } from './account-mail.ts'
 import type { Me, PendingInvitation } from './accounts.schemas.ts'
 import { presentMe } from './me.ts'
-import { requireManager, requireSignedIn } from './roles.ts'
+import { mayInvite, requireManager, requireSignedIn } from './roles.ts'
 import type { SignedInSession } from './sessions.ts'
-import { normalizeEmail, type AccountServices } from './sign-up.ts'
+import { normalizeEmail, type AccountServices } from './account-context.ts'
+import { limitInvitations } from './workspace-limits.ts'
+import { lockWorkspace } from './workspace-lock.ts'
 
 /**
  * Invitations: a single-use link mailed to one address, valid 7 days, offering a role in the
- * workspace. Owners and admins invite; only an owner invites an owner.
+ * workspace. Owners and admins invite; only an owner invites an owner. An invitation lives only
+ * as long as its sender may still send it: removing or demoting them revokes what they may no
+ * longer offer, and using one checks its sender again (for invitations older than that rule).
  */
+
+const SENDER_GONE = 'This invitation no longer works: whoever sent it can no longer invite to this workspace. Ask the workspace for a new one.'
+
+function requireMayInvite(role: WorkspaceRole | null, offered: WorkspaceRole): void {
+  if (mayInvite(role, offered)) return
+  throw new AppError('forbidden', offered === 'owner' && role === 'admin' ? 'Only an owner can invite an owner.' : "Only the workspace's owners and admins can manage members.")
+}
+
+/** The role `userId` holds in the workspace now; null once they left it or their account is disabled. */
+async function currentRole(tx: Db, orgId: string, userId: string | null): Promise<WorkspaceRole | null> {
+  if (!userId) return null
+  const [member] = await tx
+    .select({ role: memberships.role })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.orgId, orgId), eq(memberships.userId, userId), isNull(users.disabledAt)))
+  return member?.role ?? null
+}
+
+async function senderMayStillInvite(tx: Db, invitation: AccountToken): Promise<boolean> {
+  const { orgId, role } = invitationOffer(invitation)
+  return mayInvite(await currentRole(tx, orgId, invitation.createdByUserId), role)
+}
+
 export async function inviteMember(services: AccountServices, actor: Actor, input: { email: string; role: WorkspaceRole }): Promise<PendingInvitation> {
   const inviter = requireSignedIn(actor)
-  requireManager(actor, 'members')
-  if (input.role === 'owner' && inviter.role !== 'owner') throw new AppError('forbidden', 'Only an owner can invite an owner.')
+  requireMayInvite(inviter.role, input.role)
   const email = normalizeEmail(input.email)
   const now = services.clock.now()
   const invitation = await services.db.transaction(async (tx) => {
+    await lockWorkspace(tx, actor.orgId)
+    // Under the lock: a demotion that committed since this request was authenticated counts.
+    requireMayInvite(await currentRole(tx, actor.orgId, inviter.id), input.role)
     const [member] = await tx
       .select({ userId: users.id })
       .from(memberships)
       .innerJoin(users, eq(users.id, memberships.userId))
       .where(and(eq(memberships.orgId, actor.orgId), eq(users.email, email)))
     if (member) throw new AppError('conflict', `${email} is already a member of this workspace.`)
+    await limitInvitations(tx, actor.orgId, email)
     const { token, row } = await issueAccountToken(tx, 'invitation', { email, orgId: actor.orgId, role: input.role, createdByUserId: inviter.id }, now)
     const mail = workspaceInvitationMail({
       inviterName: inviter.name,
+      inviterEmail: inviter.email,
       workspaceName: actor.orgName,
       role: input.role,
       link: dashboardLink(services.config, `invite/${token}`),
@@ -57,13 +90,50 @@ export async function revokeInvitation(services: AccountServices, actor: Actor, 
   if (revoked.length === 0) throw notFound('No such pending invitation in this workspace.')
 }
 
+/**
+ * Revokes the pending invitations `userId` sent to the workspace that `role` (null: no longer a
+ * member) may not send. Called by role changes and removals, in their transaction, under the
+ * workspace lock.
+ */
+export async function revokeInvitationsBeyond(tx: Db, orgId: string, userId: string, role: WorkspaceRole | null, now: Date): Promise<void> {
+  const notAllowed = WORKSPACE_ROLES.filter((offered) => !mayInvite(role, offered))
+  if (notAllowed.length === 0) return
+  await tx
+    .update(accountTokens)
+    .set({ usedAt: now })
+    .where(
+      and(
+        eq(accountTokens.orgId, orgId),
+        eq(accountTokens.purpose, 'invitation'),
+        eq(accountTokens.createdByUserId, userId),
+        isNull(accountTokens.usedAt),
+        inArray(accountTokens.role, notAllowed),
+      ),
+    )
+}
+
 /** What the invitation page shows before anyone signs in (the token is the credential). */
 export async function previewInvitation(services: AccountServices, token: string) {
-  const found = await findLiveToken(services.db, 'invitation', token, services.clock.now())
+  const { db } = services
+  const found = await findLiveToken(db, 'invitation', token, services.clock.now())
   const offer = invitationOffer(found)
-  const [org] = await services.db.select({ name: orgs.name }).from(orgs).where(eq(orgs.id, offer.orgId))
-  const [inviter] = found.createdByUserId ? await services.db.select({ name: users.name }).from(users).where(eq(users.id, found.createdByUserId)) : []
+  if (!(await senderMayStillInvite(db, found))) throw new AppError('gone', SENDER_GONE)
+  const [org] = await db.select({ name: orgs.name }).from(orgs).where(eq(orgs.id, offer.orgId))
+  const [inviter] = found.createdByUserId ? await db.select({ name: users.name }).from(users).where(eq(users.id, found.createdByUserId)) : []
   return { workspace_name: org?.name ?? '', email: offer.email, role: offer.role, inviter_name: inviter?.name ?? null }
+}
+
+/**
+ * Uses the invitation, inside the caller's transaction (accepting it here, or signing up with
+ * it): the workspace is locked first, as every membership change does, and the invitation's
+ * sender must still be allowed to offer its role (410 otherwise). Returns what it offers.
+ */
+export async function consumeInvitation(tx: Db, token: string, now: Date): Promise<ReturnType<typeof invitationOffer>> {
+  const offer = invitationOffer(await findLiveToken(tx, 'invitation', token, now))
+  await lockWorkspace(tx, offer.orgId)
+  const used = await consumeToken(tx, 'invitation', token, now)
+  if (!(await senderMayStillInvite(tx, used))) throw new AppError('gone', SENDER_GONE)
+  return offer
 }
 
 /**
@@ -79,7 +149,7 @@ export async function acceptInvitation(services: AccountServices, session: Signe
     throw new AppError('forbidden', `This invitation was sent to ${offer.email}: sign in with that address to accept it.`)
   }
   await db.transaction(async (tx) => {
-    await consumeToken(tx, 'invitation', token, now)
+    await consumeInvitation(tx, token, now)
     await tx.insert(memberships).values({ orgId: offer.orgId, userId: session.userId, role: offer.role, createdAt: now }).onConflictDoNothing()
     await tx.update(userSessions).set({ orgId: offer.orgId }).where(eq(userSessions.id, session.sessionId))
   })

@@ -3,15 +3,17 @@ import type { Db } from '../db/client.ts'
 import { memberships, orgs, userSessions, users } from '../db/schema.ts'
 import { invalid, notFound } from '../errors.ts'
 import { isUuid } from '../lib/ids.ts'
+import { describeHiddenText, problemInName } from '../lib/visible-text.ts'
 import type { Me } from './accounts.schemas.ts'
 import type { SignedInSession } from './sessions.ts'
+import { limitWorkspaceCreation } from './workspace-limits.ts'
 
 /** The user, the workspace a session acts in and every workspace they belong to: what the dashboard shows in its header. */
 export async function presentMe(db: Db, userId: string, selectedOrgId: string | null): Promise<Me> {
   const [user] = await db.select().from(users).where(eq(users.id, userId))
   if (!user) throw notFound('No such user.')
   const rows = await db
-    .select({ id: orgs.id, name: orgs.name, plan: orgs.plan, role: memberships.role })
+    .select({ id: orgs.id, name: orgs.name, plan: orgs.plan, role: memberships.role, require_two_factor: orgs.requireTwoFactor })
     .from(memberships)
     .innerJoin(orgs, eq(orgs.id, memberships.orgId))
     .where(eq(memberships.userId, userId))
@@ -25,9 +27,12 @@ export async function presentMe(db: Db, userId: string, selectedOrgId: string | 
 
 export const meOf = (db: Db, session: SignedInSession): Promise<Me> => presentMe(db, session.userId, session.workspace?.orgId ?? null)
 
+/** A person's or a workspace's name as stored: trimmed, not blank, showing all it holds (the CLI's too, which no schema checks). */
 export const cleanName = (name: string, what: string): string => {
   const trimmed = name.trim()
   if (trimmed.length === 0) throw invalid(`${what} cannot be blank.`)
+  const problem = problemInName(trimmed)
+  if (problem) throw invalid(`${what} ${describeHiddenText(problem)}.`)
   return trimmed
 }
 
@@ -54,8 +59,10 @@ export async function insertWorkspace(tx: Db, input: { name: string; ownerId: st
   return org.id
 }
 
+/** A further workspace of the signed-in person, within their limits (accounts/workspace-limits.ts). */
 export async function createWorkspace(db: Db, session: SignedInSession, input: { name: string }): Promise<Me> {
   const orgId = await db.transaction(async (tx) => {
+    await limitWorkspaceCreation(tx, session.userId)
     const id = await insertWorkspace(tx, { name: input.name, ownerId: session.userId })
     await tx.update(userSessions).set({ orgId: id }).where(eq(userSessions.id, session.sessionId))
     return id

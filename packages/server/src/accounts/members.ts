@@ -5,8 +5,10 @@ import { accountTokens, memberships, userSessions, users, type WorkspaceRole } f
 import { AppError, notFound } from '../errors.ts'
 import { isUuid } from '../lib/ids.ts'
 import type { Member, PendingInvitation } from './accounts.schemas.ts'
+import { revokeInvitationsBeyond } from './invitations.ts'
 import { requireManager, requireSignedIn } from './roles.ts'
 import { firstWorkspaceOf } from './sessions.ts'
+import { lockWorkspace } from './workspace-lock.ts'
 
 const LAST_OWNER = 'A workspace needs at least one owner: make someone else owner first.'
 
@@ -61,37 +63,43 @@ async function membershipOf(tx: Db, orgId: string, userId: string) {
   return membership
 }
 
-/** Whether another owner than `userId` remains; the workspace's owner rows are locked so two demotions cannot both pass. */
+/** Whether another owner than `userId` remains. Exact: the caller holds the workspace lock, so no other change runs meanwhile. */
 async function anotherOwnerRemains(tx: Db, orgId: string, userId: string): Promise<boolean> {
   const owners = await tx
     .select({ userId: memberships.userId })
     .from(memberships)
     .where(and(eq(memberships.orgId, orgId), eq(memberships.role, 'owner'), ne(memberships.userId, userId)))
-    .for('update')
+    .limit(1)
   return owners.length > 0
 }
 
-export async function updateMember(db: Db, actor: Actor, userId: string, role: WorkspaceRole): Promise<Member> {
+/** Changes a member's role; the invitations they sent that the new role may not send are revoked. */
+export async function updateMember(db: Db, actor: Actor, userId: string, role: WorkspaceRole, now: Date): Promise<Member> {
   return db.transaction(async (tx) => {
+    await lockWorkspace(tx, actor.orgId)
     const member = await membershipOf(tx, actor.orgId, userId)
     requireMayAssign(actor, member.role, role)
     if (member.role === 'owner' && role !== 'owner' && !(await anotherOwnerRemains(tx, actor.orgId, userId))) throw new AppError('conflict', LAST_OWNER)
     await tx.update(memberships).set({ role }).where(and(eq(memberships.orgId, actor.orgId), eq(memberships.userId, userId)))
+    await revokeInvitationsBeyond(tx, actor.orgId, userId, role, now)
     return { user_id: userId, email: member.email, name: member.name, role, joined_at: member.joined.toISOString() }
   })
 }
 
 /**
  * Removes a member, or lets a member leave (anyone may remove themselves). Their sessions
- * acting in this workspace move to another of theirs, or to none.
+ * acting in this workspace move to another of theirs, or to none; their pending invitations
+ * to it are revoked.
  */
-export async function removeMember(db: Db, actor: Actor, userId: string): Promise<void> {
+export async function removeMember(db: Db, actor: Actor, userId: string, now: Date): Promise<void> {
   const self = requireSignedIn(actor).id === userId
   await db.transaction(async (tx) => {
+    await lockWorkspace(tx, actor.orgId)
     const member = await membershipOf(tx, actor.orgId, userId)
     if (!self) requireMayAssign(actor, member.role, member.role)
     if (member.role === 'owner' && !(await anotherOwnerRemains(tx, actor.orgId, userId))) throw new AppError('conflict', LAST_OWNER)
     await tx.delete(memberships).where(and(eq(memberships.orgId, actor.orgId), eq(memberships.userId, userId)))
+    await revokeInvitationsBeyond(tx, actor.orgId, userId, null, now)
     const next = await firstWorkspaceOf(tx, userId)
     await tx
       .update(userSessions)

@@ -5,11 +5,11 @@ import { AppError } from '../errors.ts'
 import { consumeToken, issueAccountToken } from './account-tokens.ts'
 import { dashboardLink } from './account-mail.ts'
 import type { SetUpOperatorBody } from './accounts.schemas.ts'
-import type { SignedIn } from './log-in.ts'
+import type { SignedIn } from './complete-sign-in.ts'
 import { cleanName, insertWorkspace, presentMe } from './me.ts'
 import { checkNewPassword, hashPassword } from './passwords.ts'
 import { createSession } from './sessions.ts'
-import { normalizeEmail, type AccountServices, type Client } from './sign-up.ts'
+import { normalizeEmail, type AccountServices, type Client } from './account-context.ts'
 
 /**
  * The instance operator is created from a link only the person who started the server sees
@@ -49,7 +49,7 @@ export async function setUpOperator(services: AccountServices, body: SetUpOperat
       .returning({ id: users.id })
     if (!user) throw new AppError('conflict', `${email} already has an account: sign in, and make it the operator with \`npm run -s admin -- user promote --email ${email}\`.`)
     await insertWorkspace(tx, { name: body.workspace_name, ownerId: user.id })
-    return { userId: user.id, session: await createSession(tx, config, { userId: user.id, ip: client.ip, userAgent: client.userAgent }, now) }
+    return { userId: user.id, session: await createSession(tx, config, { userId: user.id, ip: client.ip, userAgent: client.userAgent, authMethod: 'link' }, now) }
   })
   return { session, me: await presentMe(db, userId, session.orgId) }
 }

@@ -1,4 +1,5 @@
 import type { ActingUser, Actor } from '../actors/actor.ts'
+import type { WorkspaceRole } from '../db/schema.ts'
 import { AppError } from '../errors.ts'
 
 /**
@@ -16,6 +17,10 @@ export function requireManager(actor: Actor, what: string): void {
     throw new AppError('forbidden', `Only the workspace's owners and admins can manage ${what}.`)
   }
 }
+
+/** Whether someone with `role` in a workspace may invite to it as `offered`: owners anyone, admins anyone but an owner. */
+export const mayInvite = (role: WorkspaceRole | null | undefined, offered: WorkspaceRole): boolean =>
+  role === 'owner' || (role === 'admin' && offered !== 'owner')
 
 /** The identity check and deleting the workspace: the owner alone. */
 export function requireOwner(actor: Actor, what: string): ActingUser {

@@ -24,6 +24,8 @@ export interface SelectedWorkspace {
   orgName: string
   plan: Plan
   role: WorkspaceRole
+  /** The workspace requires a second factor of its members' sessions (http/auth.ts principalOf). */
+  requireTwoFactor: boolean
 }
 
 /** Who a session cookie signs in, with the workspace the session acts in. */
@@ -34,6 +36,8 @@ export interface SignedInSession {
   name: string
   isOperator: boolean
   emailVerified: boolean
+  /** The session proved a second factor (signed in with one, or set one up since). */
+  secondFactor: boolean
   /** Null when the user belongs to no workspace (removed from all): only the /me routes serve them. */
   workspace: SelectedWorkspace | null
 }
@@ -48,6 +52,9 @@ export interface NewSession {
 
 type SessionConfig = Pick<Config, 'sessions'>
 
+/** How a session signed in (user_sessions.auth_method): a password, a mailed link, or those with a second factor. */
+export type SessionAuthMethod = 'password' | 'link' | 'password+totp' | 'password+passkey' | 'password+recovery_code' | 'passkey'
+
 /** The workspace a new session starts in: the one the user joined first, or none. */
 export async function firstWorkspaceOf(tx: Db, userId: string): Promise<string | null> {
   const [first] = await tx
@@ -59,11 +66,14 @@ export async function firstWorkspaceOf(tx: Db, userId: string): Promise<string |
   return first?.orgId ?? null
 }
 
-/** Starts a session for the user (always a new id); `orgId` undefined picks their first workspace. */
+/**
+ * Starts a session for the user (always a new id); `orgId` undefined picks their first
+ * workspace. `secondFactorAt`: when the sign-in proved a second factor.
+ */
 export async function createSession(
   tx: Db,
   config: SessionConfig,
-  input: { userId: string; orgId?: string | null; ip: string | null; userAgent: string | null },
+  input: { userId: string; orgId?: string | null; ip: string | null; userAgent: string | null; authMethod: SessionAuthMethod; secondFactorAt?: Date | null },
   now: Date,
 ): Promise<NewSession> {
   const token = randomToken(32)
@@ -80,6 +90,8 @@ export async function createSession(
       createdAt: now,
       lastSeenAt: now,
       expiresAt,
+      authMethod: input.authMethod,
+      secondFactorAt: input.secondFactorAt ?? null,
     })
     .returning({ id: userSessions.id })
   if (!row) throw new Error('insert returned no row')
@@ -93,6 +105,7 @@ const sessionByHash = preparedPer((db) =>
       tokenHash: userSessions.tokenHash,
       lastSeenAt: userSessions.lastSeenAt,
       expiresAt: userSessions.expiresAt,
+      secondFactorAt: userSessions.secondFactorAt,
       userId: users.id,
       email: users.email,
       name: users.name,
@@ -102,6 +115,7 @@ const sessionByHash = preparedPer((db) =>
       orgId: orgs.id,
       orgName: orgs.name,
       plan: orgs.plan,
+      requireTwoFactor: orgs.requireTwoFactor,
       role: memberships.role,
     })
     .from(userSessions)
@@ -135,7 +149,11 @@ export async function authenticateSession(services: { db: Db; clock: Clock; conf
     name: row.name,
     isOperator: row.isOperator,
     emailVerified: row.emailVerifiedAt !== null,
-    workspace: row.orgId && row.orgName && row.plan && row.role ? { orgId: row.orgId, orgName: row.orgName, plan: row.plan, role: row.role } : null,
+    secondFactor: row.secondFactorAt !== null,
+    workspace:
+      row.orgId && row.orgName && row.plan && row.role
+        ? { orgId: row.orgId, orgName: row.orgName, plan: row.plan, role: row.role, requireTwoFactor: row.requireTwoFactor === true }
+        : null,
   }
 }
 

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs'
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
+import { eq } from 'drizzle-orm'
 import type { Database, Db } from '../db/client.ts'
 import { blobs } from '../db/schema.ts'
 import { randomToken, sha256HexAsync } from '../lib/crypto.ts'
@@ -25,6 +26,14 @@ export interface BlobStore {
   /** Stores a staged blob (idempotently) inside the given transaction; returns its SHA-256. */
   put(tx: Db, blob: StagedBlob): Promise<string>
   get(sha256: string): Promise<Uint8Array | undefined>
+  /**
+   * Deletes a blob's row inside the given transaction (on PostgreSQL its bytes go with it); after
+   * the commit, `release` removes its file. Only for bytes nothing else can share: a blob is
+   * addressed by its content, so every holder of the same bytes holds the same blob.
+   */
+  delete(tx: Db, sha256: string): Promise<void>
+  /** Removes the file of a blob no row records (any more): after `delete` committed, or when the transaction a staged blob was meant for failed. */
+  release(sha256: string): Promise<void>
 }
 
 declare const staged: unique symbol
@@ -53,10 +62,26 @@ export function databaseBlobStore(database: Pick<Database, 'blobRows'>): BlobSto
       return blob.sha256
     },
     get: (sha256) => database.blobRows.read(sha256),
+    delete: deleteRow,
+    // The bytes were in the row.
+    release: () => Promise.resolve(),
   }
 }
 
+async function deleteRow(tx: Db, sha256: string): Promise<void> {
+  await tx.delete(blobs).where(eq(blobs.sha256, sha256))
+}
+
 const SHA256_HEX = /^[0-9a-f]{64}$/
+
+async function syncDirectory(path: string): Promise<void> {
+  const directory = await open(path, constants.O_RDONLY)
+  try {
+    await directory.sync()
+  } finally {
+    await directory.close()
+  }
+}
 
 /** Writes `bytes` to `path` so that after this returns, a crash cannot leave a partial file there. */
 async function writeDurably(path: string, bytes: Uint8Array): Promise<void> {
@@ -75,15 +100,10 @@ async function writeDurably(path: string, bytes: Uint8Array): Promise<void> {
     await rm(temporary, { force: true })
     throw error
   }
-  const directory = await open(dirname(path), constants.O_RDONLY)
-  try {
-    await directory.sync()
-  } finally {
-    await directory.close()
-  }
+  await syncDirectory(dirname(path))
 }
 
-export function fileBlobStore(database: Pick<Database, 'blobRows'>, directory: string): BlobStore {
+export function fileBlobStore(database: Pick<Database, 'db' | 'blobRows'>, directory: string): BlobStore {
   const pathOf = (sha256: string): string => join(directory, sha256.slice(0, 2), sha256)
   return {
     async stage(bytes, known) {
@@ -106,6 +126,18 @@ export function fileBlobStore(database: Pick<Database, 'blobRows'>, directory: s
         // Blobs stored before the files existed are still in their rows.
         return database.blobRows.read(sha256)
       }
+    },
+    delete: deleteRow,
+    async release(sha256) {
+      if (!SHA256_HEX.test(sha256)) return
+      // A row means the same bytes were stored again meanwhile: the file is theirs now.
+      const [row] = await database.db.select({ sha256: blobs.sha256 }).from(blobs).where(eq(blobs.sha256, sha256))
+      if (row) return
+      const path = pathOf(sha256)
+      if (!(await stat(path).catch(() => null))) return
+      await rm(path, { force: true })
+      // Durably gone: a crash must not bring the file back.
+      await syncDirectory(dirname(path))
     },
   }
 }

@@ -285,6 +285,11 @@ user
   .description('make a user an instance operator (the dashboard\'s Operator area)')
   .requiredOption('--email <email>', 'their e-mail address')
   .action((opts: { email: string }) => run({ name: 'user.promote', email: opts.email }))
+user
+  .command('reset-two-factor')
+  .description("remove a user's authenticator app, passkeys and recovery codes and end their sessions (they lost them; they are mailed)")
+  .requiredOption('--email <email>', 'their e-mail address')
+  .action((opts: { email: string }) => run({ name: 'user.reset-two-factor', email: opts.email }))
 
 program
   .command('mail')

@@ -6,6 +6,7 @@ import { MAX_SPEND_CAP_CENTS, PERIOD_PATTERN, periodOf } from '../billing/plans.
 import { setSpendCap } from '../billing/spend-cap.ts'
 import { usageReport } from '../billing/usage.ts'
 import { createUserAsOperator, disableUser, enableUser, listUsers, promoteUser } from '../accounts/admin-users.ts'
+import { resetTwoFactor } from '../accounts/two-factor/operator-reset.ts'
 import { IDENTITY_CHECK_STATUSES, outboundEmails, PLANS, WORKSPACE_ROLES } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { compileStrict, describeValidationErrors } from '../lib/validation.ts'
@@ -92,6 +93,7 @@ export const AdminCommand = Type.Union([
   Type.Object({ name: Type.Literal('user.disable'), email: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
   Type.Object({ name: Type.Literal('user.enable'), email: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
   Type.Object({ name: Type.Literal('user.promote'), email: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+  Type.Object({ name: Type.Literal('user.reset-two-factor'), email: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
 ])
 export type AdminCommand = Static<typeof AdminCommand>
 
@@ -195,5 +197,8 @@ export async function executeAdminCommand(services: AdminServices, command: Admi
       return enableUser(db, command.email)
     case 'user.promote':
       return promoteUser(db, command.email)
+    case 'user.reset-two-factor':
+      await resetTwoFactor(services, { email: command.email }, { operatorId: null, origin: null })
+      return { email: command.email.trim().toLowerCase(), two_factor: false }
   }
 }

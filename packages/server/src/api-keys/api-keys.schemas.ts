@@ -1,12 +1,13 @@
 import { Type, type Static } from 'typebox'
 import { NullableTimestamp, Timestamp } from '../lib/schemas.ts'
+import { displayName } from '../lib/visible-text.ts'
 
 export const MAX_KEY_NAME_LENGTH = 100
 
 export const ApiKeyIdParams = Type.Object({ id: Type.String({ description: 'an API key id (UUID), as listed by GET /keys' }) }, { additionalProperties: false })
 
 export const CreateApiKeyBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: MAX_KEY_NAME_LENGTH, description: 'what the key is for, e.g. "CRM integration"' }) },
+  { name: displayName(Type.String({ minLength: 1, maxLength: MAX_KEY_NAME_LENGTH, description: 'what the key is for, e.g. "CRM integration"' })) },
   { additionalProperties: false },
 )
 

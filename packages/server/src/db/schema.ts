@@ -565,7 +565,14 @@ export const accountTokens = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
   },
-  (t) => [uniqueIndex('account_tokens_token_hash').on(t.tokenHash), index('account_tokens_org').on(t.orgId, t.purpose)],
+  (t) => [
+    uniqueIndex('account_tokens_token_hash').on(t.tokenHash),
+    index('account_tokens_org').on(t.orgId, t.purpose),
+    // The invitations one address received today (accounts/workspace-limits.ts).
+    index('account_tokens_invited_email')
+      .on(t.email, t.createdAt)
+      .where(sql`purpose = 'invitation'`),
+  ],
 )
 
 export const IDENTITY_CHECK_STATUSES = ['pending', 'approved', 'rejected'] as const

@@ -2,9 +2,10 @@ import { Type, type Static } from 'typebox'
 import { DOCUMENT_STATUSES, SIGNER_STATUSES } from '../db/schema.ts'
 import { MAX_ROLE } from '../templates/fields.ts'
 import { NullableTimestamp, Offset, Timestamp } from '../lib/schemas.ts'
+import { displayName } from '../lib/visible-text.ts'
 
 export const Email = Type.String({ format: 'email', maxLength: 254, description: 'no leading dot, no consecutive dots, TLD of 2+ letters' })
-export const SignerName = Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()]))
+export const SignerName = Type.Optional(Type.Union([displayName(Type.String({ maxLength: 200 })), Type.Null()]))
 const AuthRequired = Type.Optional(Type.Boolean({ description: 'require a one-time e-mail code before the document opens (default false)' }))
 
 export const SingleSignerInput = Type.Object({ email: Email, name: SignerName, auth_required: AuthRequired }, { additionalProperties: false })

@@ -17,6 +17,8 @@ declare module 'fastify' {
 
 const MISSING_KEY = 'Missing API key. Pass it as a bearer header: Authorization: Bearer <API_KEY>.'
 const SESSION_ENDED = 'Your session has ended. Sign in again.'
+const SECOND_FACTOR_NEEDED = (workspace: string) =>
+  `The workspace "${workspace}" requires a second sign-in step. Set up an authenticator app or a passkey in Account → Security (or sign in again with yours) to continue.`
 const NO_WORKSPACE = 'You do not belong to any workspace any more. Create a workspace or accept an invitation to continue.'
 
 /** The presented key: `Authorization: Bearer <key>`, or the `X-API-Key` header some clients of the original service use. */
@@ -56,6 +58,8 @@ export function apiAuth(services: AuthServices) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const sessionToken = presentedKey(request) ? undefined : sessionTokenOf(request)
     if (!sessionToken) return keyAuth(request, reply)
+    // What a session sees is the person's: no cache (browser, proxy) keeps it.
+    void reply.header('cache-control', 'no-store')
     const session = await authenticateSession(services, sessionToken)
     if (!session) {
       clearSessionCookie(reply, services.config)
@@ -69,6 +73,8 @@ export function apiAuth(services: AuthServices) {
 
 /** The authenticated org of a route behind apiAuth: the key's, or the session's selected workspace. */
 export function principalOf(request: FastifyRequest): Principal {
+  const workspace = request.userSession?.workspace
+  if (workspace?.requireTwoFactor && !request.userSession?.secondFactor) throw new AppError('forbidden', SECOND_FACTOR_NEEDED(workspace.orgName))
   if (request.principal) return request.principal
   if (request.userSession) throw new AppError('forbidden', NO_WORKSPACE)
   throw new AppError('missing_api_key', MISSING_KEY)

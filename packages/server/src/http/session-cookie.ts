@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { SignedIn } from '../accounts/complete-sign-in.ts'
 import type { NewSession } from '../accounts/sessions.ts'
+import type { SignInOutcome } from '../accounts/two-factor/sign-in-steps.ts'
 import { SESSION_COOKIE } from '../accounts/sessions.ts'
 import type { Config } from '../config.ts'
 import { AppError } from '../errors.ts'
@@ -15,6 +17,32 @@ export function setSessionCookie(reply: FastifyReply, config: Pick<Config, 'publ
 
 export function clearSessionCookie(reply: FastifyReply, config: Pick<Config, 'publicUrl'>): void {
   reply.clearCookie(SESSION_COOKIE, cookieOptions(config))
+}
+
+/** The cookie that names a sign-in step (a password accepted, a passkey sign-in begun): only the sign-in routes see it. */
+export const SIGN_IN_STEP_COOKIE = 'signet_sign_in_step'
+
+const stepCookieOptions = (config: Pick<Config, 'publicUrl'>) =>
+  ({ httpOnly: true, sameSite: 'strict', path: '/api/v1/auth', secure: config.publicUrl.startsWith('https:') }) as const
+
+export function setSignInStepCookie(reply: FastifyReply, config: Pick<Config, 'publicUrl'>, token: string, expiresAt: Date): void {
+  reply.setCookie(SIGN_IN_STEP_COOKIE, token, { ...stepCookieOptions(config), expires: expiresAt })
+}
+
+export const signInStepTokenOf = (request: FastifyRequest): string | undefined => request.cookies[SIGN_IN_STEP_COOKIE] || undefined
+
+/** Signed in: the new session's cookie (the sign-in step, if any, is over) and the Me body. */
+export function sendSignedIn(reply: FastifyReply, config: Pick<Config, 'publicUrl'>, signedIn: SignedIn): FastifyReply {
+  if (reply.request.cookies[SIGN_IN_STEP_COOKIE]) reply.clearCookie(SIGN_IN_STEP_COOKIE, stepCookieOptions(config))
+  setSessionCookie(reply, config, signedIn.session)
+  return reply.send(signedIn.me)
+}
+
+/** A session, or 202 with the step cookie when the account's second factor must follow. */
+export function sendSignInOutcome(reply: FastifyReply, config: Pick<Config, 'publicUrl'>, outcome: SignInOutcome): FastifyReply {
+  if ('signedIn' in outcome) return sendSignedIn(reply, config, outcome.signedIn)
+  setSignInStepCookie(reply, config, outcome.secondFactor.token, outcome.secondFactor.expiresAt)
+  return reply.status(202).send(outcome.secondFactor.answer)
 }
 
 export function sessionTokenOf(request: FastifyRequest): string | undefined {

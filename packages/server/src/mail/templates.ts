@@ -15,7 +15,7 @@ function layout(inner: string): string {
 <p style="margin:24px 0 0;font-size:12px;color:#7b8794">Sent by Signet, the open-source e-signature service.</p></div></body></html>`
 }
 
-type Mail = { subject: string; text: string; html: string }
+export type Mail = { subject: string; text: string; html: string }
 
 const greetingFor = (name: string | null) => (name ? `Hello ${name},` : 'Hello,')
 
@@ -82,7 +82,7 @@ export function declinedMail(input: { orgName: string; title: string; signerName
 }
 
 /** A mail whose point is one link: a greeting, what happened, a button, the link in clear, and a note for whoever did not ask. */
-function linkMail(input: { subject: string; name: string | null; lines: string[]; button: string; link: string; ignore: string }): Mail {
+export function linkMail(input: { subject: string; name: string | null; lines: string[]; button: string; link: string; ignore: string }): Mail {
   const greeting = greetingFor(input.name)
   return {
     subject: input.subject,
@@ -132,12 +132,24 @@ export function resetPasswordMail(input: { name: string; link: string; validMinu
   })
 }
 
-export function workspaceInvitationMail(input: { inviterName: string; workspaceName: string; role: string; link: string; validDays: number }): Mail {
+/**
+ * The inviter's name and the workspace's are whatever the inviter typed: the body shows them
+ * (escaped, beside the inviter's confirmed address), the subject never does, so an invitation
+ * cannot be made to read as someone else's message in an inbox list.
+ */
+export function workspaceInvitationMail(input: {
+  inviterName: string
+  inviterEmail: string
+  workspaceName: string
+  role: string
+  link: string
+  validDays: number
+}): Mail {
   return linkMail({
-    subject: `${input.inviterName} invited you to ${input.workspaceName} on Signet`,
+    subject: 'You are invited to a workspace on Signet',
     name: null,
     lines: [
-      `${input.inviterName} invited you to join the workspace "${input.workspaceName}" on Signet as ${input.role === 'admin' ? 'an admin' : `a ${input.role}`}.`,
+      `${input.inviterName} (${input.inviterEmail}) invited you to join the workspace "${input.workspaceName}" on Signet as ${input.role === 'admin' ? 'an admin' : `a ${input.role}`}.`,
       `The invitation works once, for ${input.validDays} days. With no Signet account yet, you create one on the way.`,
     ],
     button: 'Accept the invitation',
@@ -148,7 +160,7 @@ export function workspaceInvitationMail(input: { inviterName: string; workspaceN
 
 export function joinedWorkspaceMail(input: { name: string; workspaceName: string; loginLink: string }): Mail {
   return linkMail({
-    subject: `Welcome to ${input.workspaceName} on Signet`,
+    subject: 'You have joined a workspace on Signet',
     name: input.name,
     lines: [`Your Signet account is ready and you have joined "${input.workspaceName}".`],
     button: 'Sign in',

@@ -2,11 +2,11 @@ import { asc, count, eq, sql } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/pg-core'
 import type { Actor } from '../actors/actor.ts'
 import { requireOperator } from '../accounts/roles.ts'
-import { identityChecks, orgs, users } from '../db/schema.ts'
+import { identityChecks, identityDocumentKeys, orgs, users } from '../db/schema.ts'
 import { AppError, invalid, notFound } from '../errors.ts'
 import { isUuid } from '../lib/ids.ts'
-import { decideIdentityCheck, type IdentityCheckServices } from '../orgs/identity-checks.ts'
-import type { IdentityCheckQueue, IdentityCheckRecord, IdentityDecisionBody } from '../orgs/identity-checks.schemas.ts'
+import { decideIdentityCheck, identityDocumentFilename, type IdentityCheckServices } from '../orgs/identity-checks.ts'
+import { IDENTITY_DOCUMENT_TYPES, type IdentityCheckQueue, type IdentityCheckRecord, type IdentityDecisionBody, type IdentityDocumentType } from '../orgs/identity-checks.schemas.ts'
 import type { Db } from '../db/client.ts'
 import type { IdentityCheckStatus } from '../db/schema.ts'
 
@@ -17,7 +17,7 @@ import type { IdentityCheckStatus } from '../db/schema.ts'
 
 const submitter = alias(users, 'submitter')
 
-/** Everything but the document itself (up to 10 MB a row): lists never read it. */
+/** Everything but the document itself (a document stored before the blob store was up to 10 MB of its row): lists never read it. */
 const recordColumns = {
   id: identityChecks.id,
   orgId: identityChecks.orgId,
@@ -29,9 +29,8 @@ const recordColumns = {
   createdAt: identityChecks.createdAt,
   submitterName: submitter.name,
   submitterEmail: submitter.email,
-  documentFilename: identityChecks.documentFilename,
   documentContentType: identityChecks.documentContentType,
-  hasDocument: sql<boolean>`${identityChecks.documentCiphertext} is not null`,
+  hasDocument: sql<boolean>`${identityChecks.documentBlobSha256} is not null or ${identityChecks.documentCiphertext} is not null`,
   decidedAt: identityChecks.decidedAt,
   decidedBy: identityChecks.decidedBy,
   decisionReason: identityChecks.decisionReason,
@@ -50,15 +49,15 @@ function presentRecord(row: RecordRow): IdentityCheckRecord {
     verifier_reference: row.verifierReference,
     submitted_at: row.createdAt.toISOString(),
     submitted_by: row.submitterName !== null && row.submitterEmail !== null ? { name: row.submitterName, email: row.submitterEmail } : null,
-    document:
-      row.hasDocument && row.documentFilename !== null && row.documentContentType !== null
-        ? { filename: row.documentFilename, content_type: row.documentContentType }
-        : null,
+    document: row.hasDocument && isDocumentType(row.documentContentType) ? { filename: identityDocumentFilename(row.id, row.documentContentType), content_type: row.documentContentType } : null,
     decided_at: row.decidedAt?.toISOString() ?? null,
     decided_by: row.decidedBy,
     decision_reason: row.decisionReason,
   }
 }
+
+/** Every stored type was checked on submission; the download names only these three. */
+const isDocumentType = (type: string | null): type is IdentityDocumentType => (IDENTITY_DOCUMENT_TYPES as readonly (string | null)[]).includes(type)
 
 const selectRecords = (db: Db) =>
   db.select(recordColumns).from(identityChecks).innerJoin(orgs, eq(orgs.id, identityChecks.orgId)).leftJoin(submitter, eq(submitter.id, identityChecks.submittedByUserId))
@@ -84,22 +83,43 @@ async function findRecord(db: Db, checkId: string): Promise<RecordRow> {
   return row
 }
 
-/** The submitted ID document, decrypted, for the operator's eyes only; gone once the check is decided. */
+/**
+ * The submitted ID document, decrypted, for the operator's eyes only; gone once the check is
+ * decided. Its name is made here (identity-document-<id>.pdf, .png or .jpg) and its type is the
+ * one it was checked to be on submission.
+ */
 export async function identityCheckDocument(
-  services: Pick<IdentityCheckServices, 'db' | 'identityDocuments'>,
+  services: Pick<IdentityCheckServices, 'db' | 'blobs' | 'identityDocuments'>,
   actor: Actor,
   checkId: string,
-): Promise<{ bytes: Buffer; contentType: string; filename: string }> {
+): Promise<{ bytes: Buffer; contentType: IdentityDocumentType; filename: string }> {
   requireOperator(actor)
   const [check] = isUuid(checkId)
     ? await services.db
-        .select({ ciphertext: identityChecks.documentCiphertext, contentType: identityChecks.documentContentType, filename: identityChecks.documentFilename })
+        .select({
+          contentType: identityChecks.documentContentType,
+          blobSha256: identityChecks.documentBlobSha256,
+          wrappedKey: identityDocumentKeys.wrappedKey,
+          legacyCiphertext: identityChecks.documentCiphertext,
+        })
         .from(identityChecks)
+        .leftJoin(identityDocumentKeys, eq(identityDocumentKeys.checkId, identityChecks.id))
         .where(eq(identityChecks.id, checkId))
     : []
   if (!check) throw notFound('No such identity check.')
-  if (check.ciphertext === null || check.contentType === null) throw new AppError('gone', 'The document was erased when the check was decided.')
-  return { bytes: await services.identityDocuments.decrypt(check.ciphertext, checkId), contentType: check.contentType, filename: check.filename ?? 'document' }
+  const erased = () => new AppError('gone', 'The document was erased when the check was decided.')
+  if (!isDocumentType(check.contentType)) throw erased()
+  let bytes: Buffer
+  if (check.blobSha256 !== null && check.wrappedKey !== null) {
+    const ciphertext = await services.blobs.get(check.blobSha256)
+    if (!ciphertext) throw new Error(`the identity document of check ${checkId} is missing from the blob store`)
+    bytes = await services.identityDocuments.open({ ciphertext, wrappedKey: check.wrappedKey }, checkId)
+  } else if (check.legacyCiphertext !== null) {
+    bytes = await services.identityDocuments.openLegacy(check.legacyCiphertext, checkId)
+  } else {
+    throw erased()
+  }
+  return { bytes, contentType: check.contentType, filename: identityDocumentFilename(checkId, check.contentType) }
 }
 
 /**
@@ -108,7 +128,7 @@ export async function identityCheckDocument(
  * `admin org decide-identity`.
  */
 export async function decideAsOperator(
-  services: Pick<IdentityCheckServices, 'db' | 'clock'>,
+  services: Pick<IdentityCheckServices, 'db' | 'clock' | 'blobs'>,
   decidedBy: string,
   checkId: string,
   body: IdentityDecisionBody,
@@ -127,7 +147,7 @@ export async function decideAsOperator(
 }
 
 export function decideIdentityCheckAsOperator(
-  services: Pick<IdentityCheckServices, 'db' | 'clock'>,
+  services: Pick<IdentityCheckServices, 'db' | 'clock' | 'blobs'>,
   actor: Actor,
   checkId: string,
   body: IdentityDecisionBody,

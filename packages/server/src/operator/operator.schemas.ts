@@ -45,6 +45,7 @@ export const OperatorUser = Type.Object(
     is_operator: Type.Boolean(),
     disabled: Type.Boolean({ description: 'a disabled user cannot sign in' }),
     email_verified: Type.Boolean(),
+    two_factor: Type.Boolean({ description: 'an authenticator app or a passkey is set up' }),
     created_at: Timestamp,
     workspaces: Type.Array(
       Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String(), role: Type.Enum(WORKSPACE_ROLES) }, { additionalProperties: false }),

@@ -1,10 +1,17 @@
 import { Type, type Static } from 'typebox'
 import { IDENTITY_CHECK_STATUSES } from '../db/schema.ts'
 import { NullableTimestamp, Offset, Timestamp } from '../lib/schemas.ts'
+import { displayName } from '../lib/visible-text.ts'
 
 export const IDENTITY_DOCUMENT_TYPES = ['application/pdf', 'image/png', 'image/jpeg'] as const
 export type IdentityDocumentType = (typeof IDENTITY_DOCUMENT_TYPES)[number]
 export const MAX_IDENTITY_DOCUMENT_MB = 10
+export const MAX_IDENTITY_DOCUMENT_BYTES = MAX_IDENTITY_DOCUMENT_MB * 1024 * 1024
+/**
+ * The largest ID photo or scan decoded (a phone photo has 12–50 megapixels, an A4 page scanned at
+ * 600 dpi 35): decoding a JPEG holds about 6 bytes a pixel in a PDF worker.
+ */
+export const MAX_IDENTITY_IMAGE_MEGAPIXELS = 50
 export const MAX_LEGAL_NAME_LENGTH = 200
 export const MAX_DECISION_REASON_LENGTH = 1000
 
@@ -31,20 +38,20 @@ export const IdentityCheckView = Type.Object(
   { additionalProperties: false },
 )
 
-export const SubmitIdentityCheckBody = Type.Object(
+export const SubmitIdentityCheckQuery = Type.Object(
   {
     legal_name: Type.String({ minLength: 1, maxLength: MAX_LEGAL_NAME_LENGTH, description: "the organisation's registered legal name, printed on every seal" }),
-    document: Type.Object(
-      {
-        filename: Type.String({ minLength: 1, maxLength: 255 }),
-        content_type: Type.Enum(IDENTITY_DOCUMENT_TYPES, { description: 'must match the bytes: a PDF, PNG or JPEG file' }),
-        data_base64: Type.String({ minLength: 1, description: `the file in base64, at most ${MAX_IDENTITY_DOCUMENT_MB} MB decoded` }),
-      },
-      { additionalProperties: false, description: 'an ID document: stored encrypted, shown only to the operator, erased once decided' },
-    ),
   },
   { additionalProperties: false },
 )
+
+export const IdentityDocumentBody = Type.Unsafe<Buffer>({
+  type: 'string',
+  format: 'binary',
+  description:
+    `the ID document as the raw body (at most ${MAX_IDENTITY_DOCUMENT_MB} MB): a PDF, PNG or JPEG file that is what its Content-Type says; ` +
+    'stored encrypted, shown only to the operator, erased once decided',
+})
 
 export const IdentityCheckIdParams = Type.Object({ id: Type.String({ description: 'an identity check id (UUID)' }) }, { additionalProperties: false })
 
@@ -69,7 +76,13 @@ export const IdentityCheckRecord = Type.Object(
     submitted_at: Timestamp,
     submitted_by: Type.Union([Type.Object({ name: Type.String(), email: Type.String() }, { additionalProperties: false }), Type.Null()]),
     document: Type.Union(
-      [Type.Object({ filename: Type.String(), content_type: Type.String() }, { additionalProperties: false }), Type.Null()],
+      [
+        Type.Object(
+          { filename: Type.String({ description: 'the name the download is saved under: identity-document-<check id>.pdf, .png or .jpg' }), content_type: Type.String() },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
       { description: 'null once the check is decided (the document is erased)' },
     ),
     decided_at: NullableTimestamp,
@@ -88,7 +101,7 @@ export const IdentityDecisionBody = Type.Object(
   {
     approve: Type.Boolean(),
     legal_name: Type.Optional(
-      Type.String({ minLength: 1, maxLength: MAX_LEGAL_NAME_LENGTH, description: 'the legal name as verified, when it differs from the one submitted' }),
+      displayName(Type.String({ minLength: 1, maxLength: MAX_LEGAL_NAME_LENGTH, description: 'the legal name as verified, when it differs from the one submitted' })),
     ),
     reason: Type.Optional(
       Type.String({ minLength: 1, maxLength: MAX_DECISION_REASON_LENGTH, description: 'shown to the owner; required when rejecting' }),
@@ -98,7 +111,7 @@ export const IdentityDecisionBody = Type.Object(
 )
 
 export type IdentityCheckView = Static<typeof IdentityCheckView>
-export type SubmitIdentityCheckBody = Static<typeof SubmitIdentityCheckBody>
+export type SubmitIdentityCheckQuery = Static<typeof SubmitIdentityCheckQuery>
 export type IdentityCheckRecord = Static<typeof IdentityCheckRecord>
 export type IdentityCheckQueue = Static<typeof IdentityCheckQueue>
 export type IdentityDecisionBody = Static<typeof IdentityDecisionBody>

@@ -3,6 +3,7 @@ import type { Db } from '../db/client.ts'
 import { orgs } from '../db/schema.ts'
 import { AppError, invalid } from '../errors.ts'
 import { requireOrg } from './orgs.ts'
+import { describeHiddenText, problemInName } from '../lib/visible-text.ts'
 
 /** An identity check vouches for the org this long; then sealing needs a new one. */
 export const IDENTITY_VALID_DAYS = 365
@@ -17,6 +18,9 @@ export interface VerifiedIdentity {
 export function normalizeLegalName(raw: string): string {
   const legalName = raw.trim().replace(/\s+/g, ' ')
   if (legalName.length === 0 || legalName.length > 200) throw invalid('The legal name must be 1 to 200 characters.')
+  // Printed on every seal and read by agents: the same rule as every other name (the query string and the CLI included).
+  const problem = problemInName(legalName)
+  if (problem) throw invalid(`The legal name ${describeHiddenText(problem)}.`)
   return legalName
 }
 

@@ -8,6 +8,7 @@ import type { SealCertificateFacts } from '../seal/seal-certificate.ts'
 import type { SealSigning } from '../seal/sealer.ts'
 import { MAX_DECODED_IMAGE_BYTES } from '../signing/field-values.ts'
 import type { SignedPdfInput } from '../signing/signed-pdf.ts'
+import type { ImageType } from './image-check.ts'
 import type { PdfInspection } from './inspect.ts'
 import { isRejection, type PdfLimits } from './limits.ts'
 import { openSealBridge, signerIdentity, type SealProof } from './seal-bridge.ts'
@@ -131,6 +132,22 @@ export class PdfWork {
   /** Why a submitted signature image could not be drawn, or null (decoded fully; the small image is copied, not handed over). */
   pngProblem(png: Uint8Array): Promise<string | null> {
     return this.run({ kind: 'png-problem', png, maxDecodedBytes: MAX_DECODED_IMAGE_BYTES })
+  }
+
+  /**
+   * Decodes a PNG or JPEG in full (an identity document), or a 400/413 says what is wrong with it.
+   * The bytes travel to the worker and back, and come back as the image alone: up to its end
+   * marker, without what a file may carry after it.
+   */
+  async checkImage(image: Uint8Array, type: ImageType, maxPixels: number): Promise<Uint8Array> {
+    try {
+      const [owned, transfer] = handOver(image)
+      const checked = await this.run({ kind: 'check-image', image: owned, type, maxPixels }, [transfer])
+      return checked.image.subarray(0, checked.length)
+    } catch (error) {
+      if (error instanceof PdfWorkFailed && error.permanent) throw new AppError('payload_too_large', 'The image needs more time or memory to decode than this server allows.')
+      throw error
+    }
   }
 
   /** Signs in a worker (consuming `pdf`); the signer's key and the time-stamp authority answer from this thread. */

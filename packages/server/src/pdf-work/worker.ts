@@ -6,7 +6,9 @@ import { appendSealCertificate, renderSealCertificatePdf, type SealCertificateFa
 import { signPdf } from '../seal/sealer.ts'
 import { renderSignedPdf, type SignedPdfInput } from '../signing/signed-pdf.ts'
 import { pngProblem } from '../signing/signed-pdf-png.ts'
+import { loadTextEngines } from '../signing/text/engines.ts'
 import { installDecodeBudget, withDecodeBudget } from './decode-budget.ts'
+import { checkImage, type CheckedImage, type ImageType } from './image-check.ts'
 import { inspectPdf, type PdfInspection } from './inspect.ts'
 import { isRejection, PdfLimitExceeded, type PdfLimits, type PdfRejection } from './limits.ts'
 import { workerSealBridge, type SignerIdentity } from './seal-bridge.ts'
@@ -25,6 +27,7 @@ export type PdfTask =
   | { kind: 'render-seal-certificate'; facts: SealCertificateFacts }
   | { kind: 'render-badge'; facts: BadgeFacts }
   | { kind: 'png-problem'; png: Uint8Array; maxDecodedBytes: number }
+  | { kind: 'check-image'; image: Uint8Array; type: ImageType; maxPixels: number }
   | { kind: 'seal'; pdf: Uint8Array; reason: string; signingTime: Date; signer: SignerIdentity; port: MessagePort; limits: PdfLimits }
 
 /** What the pool sends: the task, and a port to say when work on it starts (the time limit counts from then). */
@@ -42,10 +45,15 @@ export interface PdfTaskResults {
   'render-seal-certificate': Uint8Array
   'render-badge': Uint8Array
   'png-problem': string | null
+  /** The checked bytes come back with the answer (they were handed over, not copied). */
+  'check-image': CheckedImage & { image: Uint8Array }
   seal: Uint8Array
 }
 
 installDecodeBudget()
+// The text engines (HarfBuzz, hb-subset, the WOFF2 decoder) start with the worker rather than with
+// its first PDF; a failure shows when a task awaits them.
+loadTextEngines().catch(() => undefined)
 
 /**
  * A byte result, transferred to the main thread. @libpdf/core returns a view into a larger
@@ -78,6 +86,10 @@ async function perform(task: PdfTask): Promise<PdfTaskResults[PdfTask['kind']] |
       return moved(await renderBadgePng(task.facts))
     case 'png-problem':
       return pngProblem(task.png, task.maxDecodedBytes)
+    case 'check-image': {
+      const checked = await checkImage(task.image, task.type, task.maxPixels)
+      return isRejection(checked) ? checked : movedWith({ ...checked, image: task.image }, [task.image.buffer])
+    }
     case 'seal': {
       const bridge = workerSealBridge(task.port, task.signer)
       try {

@@ -40,6 +40,11 @@ export const RATE_LIMITS = {
   void: { name: 'void', perHour: 60 },
   seal: { name: 'seal', perHour: 60 },
   agentTools: { name: 'agent-tools', perHour: 60 },
+  /**
+   * Every other MCP message (initialize, tools/list, ping, notifications): an agent host sends
+   * three when it connects, and a tools/list answer is ~400 KB, so these are limited too.
+   */
+  agentProtocol: { name: 'agent-protocol', perHour: 600 },
   listDocuments: { name: 'list-documents', perHour: 120 },
   readDocument: { name: 'read-document', perHour: 300 },
   signedFile: { name: 'signed-file', perHour: 120 },

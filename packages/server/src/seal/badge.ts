@@ -1,6 +1,5 @@
-import { PDF } from '@libpdf/core'
 import { renderAsync } from '@resvg/resvg-js'
-import { embedFonts, liberationSansPaths, truncate, wrap, type FontSet } from '../signing/signed-pdf-text.ts'
+import { liberationSansFonts, liberationSansPaths, truncate, wrap, type FontSet } from '../signing/signed-pdf-text.ts'
 import { QUIET_ZONE, qrCode } from './badge-qr.ts'
 import { sealMark, text, textWidth, tickDisc, type TextStyle } from './badge-svg.ts'
 
@@ -44,12 +43,9 @@ const QR_SLOT = { top: 184, size: 264 }
 /** Modules larger than this would push the quiet zone into the headline (only very short URLs get there). */
 const MAX_MODULE = 9
 
-/*
- * Text is measured with the same Liberation Sans that resvg draws with, read once through
- * @libpdf/core's font parser. The scratch document only lends its font loader and is never saved.
- */
+/* Text is measured with the same Liberation Sans that resvg draws with, shaped by HarfBuzz. */
 let measuring: FontSet | undefined
-const fonts = (): FontSet => (measuring ??= embedFonts(PDF.create()))
+const fonts = async (): Promise<FontSet> => (measuring ??= await liberationSansFonts())
 
 /**
  * The Verified Badge: a 640×820 PNG. Deterministic: identical facts give byte-identical PNGs (the
@@ -57,7 +53,7 @@ const fonts = (): FontSet => (measuring ??= embedFonts(PDF.create()))
  */
 export async function renderBadgePng(facts: BadgeFacts): Promise<Uint8Array> {
   const paths = liberationSansPaths()
-  const image = await renderAsync(badgeSvg(facts, fonts()), {
+  const image = await renderAsync(badgeSvg(facts, await fonts()), {
     font: { loadSystemFonts: false, fontFiles: [paths.regular, paths.bold], defaultFontFamily: 'Liberation Sans' },
     textRendering: 1,
     logLevel: 'off',

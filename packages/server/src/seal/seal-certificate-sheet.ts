@@ -14,7 +14,7 @@ import {
   VALUE_SIZE,
   type PageSize,
 } from '../signing/signed-pdf-certificate.ts'
-import { utc, wrap, type FontSet } from '../signing/signed-pdf-text.ts'
+import { utc, wrap, type PdfFontSet } from '../signing/signed-pdf-text.ts'
 import { QUIET_ZONE, qrCode, type QrCode } from './badge-qr.ts'
 import type { SealCertificateFacts } from './seal-certificate.ts'
 
@@ -101,8 +101,11 @@ function verifySection(sheet: Sheet, facts: SealCertificateFacts): void {
   sheet.y = Math.min(y, top - QR_SIDE) - quiet
 }
 
-/** Draws the certificate of seal onto new pages at the end of `pdf` (one page, more for very long values). */
-export function drawSealCertificate(pdf: PDF, fonts: FontSet, facts: SealCertificateFacts, size: PageSize): void {
+/**
+ * Draws the certificate of seal onto new pages at the end of `pdf` (one page, more for very long
+ * values), and writes the fonts: the certificate is the last thing drawn on the document.
+ */
+export function drawSealCertificate(pdf: PDF, fonts: PdfFontSet, facts: SealCertificateFacts, size: PageSize): void {
   const sheet = new Sheet(pdf, fonts, size)
   certificateHeader(sheet, 'Certificate of Seal', `Issued by Signet for ${facts.orgLegalName}: what was sealed, by whom, and how to check the seal.`)
   documentSection(sheet, facts)
@@ -110,4 +113,5 @@ export function drawSealCertificate(pdf: PDF, fonts: FontSet, facts: SealCertifi
   sealSection(sheet, facts)
   verifySection(sheet, facts)
   certificateFooters(sheet, `Signet certificate of seal · Document ${facts.documentId}`)
+  fonts.finish()
 }

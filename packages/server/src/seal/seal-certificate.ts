@@ -26,7 +26,7 @@ export interface SealCertificateFacts {
 /** Standalone certificate PDF (US Letter, 1+ pages). */
 export async function renderSealCertificatePdf(facts: SealCertificateFacts): Promise<Uint8Array> {
   const pdf = PDF.create()
-  drawSealCertificate(pdf, embedFonts(pdf), facts, LETTER)
+  drawSealCertificate(pdf, await embedFonts(pdf), facts, LETTER)
   pdf.setTitle(`Certificate of Seal: ${facts.title}`, { showInWindowTitleBar: true })
   pdf.setProducer('Signet')
   pdf.setCreationDate(facts.requestedAt)
@@ -48,7 +48,7 @@ export async function appendSealCertificate(originalPdf: Uint8Array, facts: Seal
   const pdf = await PDF.load(originalPdf)
   const blocker = pdf.canSaveIncrementally()
   if (blocker !== null) throw new Error(`cannot append the certificate without rewriting the PDF (${blocker})`)
-  drawSealCertificate(pdf, embedFonts(pdf), facts, certificatePageSize(pdf))
+  drawSealCertificate(pdf, await embedFonts(pdf), facts, certificatePageSize(pdf))
   const sealed = await pdf.save({ incremental: true, subsetFonts: true })
   // @libpdf/core falls back to a full rewrite with only a warning; the prefix is this function's promise, so check it.
   if (!isPrefix(originalPdf, sealed)) throw new Error('the certificate was not written as an incremental update')

@@ -1,14 +1,15 @@
 import { Type, type Static } from 'typebox'
 import { CERTIFICATE_MODES } from '../db/schema.ts'
 import { NullableTimestamp, Timestamp } from '../lib/schemas.ts'
+import { displayName } from '../lib/visible-text.ts'
 
 /** The uploaded PDF itself, as the raw request body (validated by its content-type parser, not by Ajv). */
 export const PdfBody = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The PDF to seal (at most 25 MB), sent as the raw body' })
 
 export const SealQuery = Type.Object(
   {
-    title: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Shown on the badge and certificate; default: the filename without '.pdf'" })),
-    filename: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'The original file name, printed on the certificate' })),
+    title: Type.Optional(displayName(Type.String({ minLength: 1, maxLength: 200, description: "Shown on the badge and certificate; default: the filename without '.pdf'" }))),
+    filename: Type.Optional(displayName(Type.String({ minLength: 1, maxLength: 255, description: 'The original file name, printed on the certificate' }))),
     certificate_mode: Type.Optional(
       Type.Enum(CERTIFICATE_MODES, {
         description:

@@ -1,5 +1,6 @@
 import type { StoredFieldValue, TemplateField } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
+import { unprintableCharacters } from './text/font-catalog.ts'
 
 export const MAX_IMAGE_BYTES = 256 * 1024
 const MAX_IMAGE_SIDE = 4000
@@ -32,6 +33,38 @@ export async function assertImagesDecode(parsed: ParsedValues, pngProblem: (png:
   }
 }
 
+/** JSON's longest writing of one character: a \\uXXXX escape. */
+const MAX_JSON_BYTES_PER_CHAR = 6
+/** Per field: its key (`"1234":`), a comma, and room for a client that writes spaces. */
+const MEMBER_OVERHEAD = 64
+/** `{"values":{…}}` and room for whitespace around it. */
+const SUBMISSION_OVERHEAD = 1024
+
+/**
+ * The largest finish body this signer's fields can need: every image at MAX_IMAGE_BYTES as a
+ * base64 data: URL, every text at MAX_TEXT_LENGTH characters escaped, every box a boolean.
+ * Dates are written by the server; a few bytes are allowed for a client that sends one anyway.
+ */
+export function maxSubmissionBytes(fields: TemplateField[]): number {
+  let bytes = SUBMISSION_OVERHEAD
+  for (const field of fields) {
+    bytes += MEMBER_OVERHEAD
+    switch (field.type) {
+      case 'signature':
+      case 'initials':
+        bytes += 'data:image/png;base64,'.length + Math.ceil(MAX_IMAGE_BYTES / 3) * 4
+        break
+      case 'text':
+        bytes += MAX_TEXT_LENGTH * MAX_JSON_BYTES_PER_CHAR
+        break
+      case 'checkbox':
+      case 'date':
+        break
+    }
+  }
+  return bytes
+}
+
 const describe = (id: number, field: TemplateField) => `Field ${id} (${field.label ?? field.type}, page ${field.page})`
 
 function parsePng(id: number, field: TemplateField, value: SubmittedValue): Uint8Array {
@@ -52,6 +85,22 @@ function parsePng(id: number, field: TemplateField, value: SubmittedValue): Uint
   // Canvases never write interlaced (Adam7) PNGs, and the PDF renderer cannot draw them.
   if (png[28] !== 0) throw invalid(`${describe(id, field)}: interlaced PNG images are not supported.`)
   return png
+}
+
+const listed = (chars: string[]): string => {
+  const named = chars.slice(0, 5).map((char) => `${char} (U+${(char.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')})`)
+  return named.length === 1 ? (named[0] as string) : `${named.slice(0, -1).join(', ')} and ${named[named.length - 1] as string}`
+}
+
+/**
+ * The signed PDF must show what the signer typed: text with a character none of its fonts has
+ * (emoji, scripts without a bundled font) is refused here rather than printed otherwise.
+ */
+function assertPrintable(id: number, field: TemplateField, text: string): void {
+  const missing = unprintableCharacters(text)
+  if (missing.length > 0) {
+    throw invalid(`${describe(id, field)} contains ${listed(missing)}, which the signed PDF cannot show. Please remove ${missing.length === 1 ? 'it' : 'them'} or write the text another way.`)
+  }
 }
 
 /**
@@ -89,6 +138,7 @@ export function parseFieldValues(
         const text = value.trim()
         if (text.length > MAX_TEXT_LENGTH) throw invalid(`${describe(field.id, field)} is longer than ${MAX_TEXT_LENGTH} characters.`)
         if (text === '' && field.required) throw invalid(`${describe(field.id, field)} is required.`)
+        assertPrintable(field.id, field, text)
         if (text !== '') entries.set(field.id, { type: 'stored', value: { type: 'text', text } })
         break
       }

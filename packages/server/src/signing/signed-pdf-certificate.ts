@@ -1,5 +1,5 @@
 import { rgb, type Color, type PDF, type PDFPage } from '@libpdf/core'
-import { truncate, utc, wrap, type Font, type FontSet } from './signed-pdf-text.ts'
+import { truncate, utc, wrap, type PdfFont, type PdfFontSet } from './signed-pdf-text.ts'
 
 export interface CertificateSigner {
   name: string | null
@@ -60,7 +60,7 @@ const TABLE_ROW = 14
 interface Row {
   label: string
   lines: string[]
-  font: Font
+  font: PdfFont
   size: number
 }
 
@@ -72,7 +72,7 @@ export class Sheet {
 
   constructor(
     private readonly pdf: PDF,
-    readonly fonts: FontSet,
+    readonly fonts: PdfFontSet,
     readonly size: PageSize,
   ) {
     this.page = this.addPage()
@@ -106,8 +106,8 @@ export class Sheet {
   }
 
   /** `text` must already be clean (see Font.clean). */
-  text(text: string, x: number, y: number, font: Font, size: number, color: Color = INK): void {
-    if (text !== '') this.page.drawText(text, { x, y, font: font.input, size, color })
+  text(text: string, x: number, y: number, font: PdfFont, size: number, color: Color = INK): void {
+    font.draw(this.page, text, { x, y, size, color })
   }
 
   rule(y: number, color: Color = RULE, thickness = 0.75, x1 = this.left, x2 = this.right): void {
@@ -128,7 +128,7 @@ export function sectionTitle(sheet: Sheet, title: string, keepWith: number): voi
   sheet.y -= 4
 }
 
-export function row(sheet: Sheet, label: string, value: string, options: { font?: Font; size?: number; maxLines?: number } = {}): Row {
+export function row(sheet: Sheet, label: string, value: string, options: { font?: PdfFont; size?: number; maxLines?: number } = {}): Row {
   const font = options.font ?? sheet.fonts.regular
   const size = options.size ?? VALUE_SIZE
   const width = sheet.right - sheet.left - LABEL_WIDTH
@@ -252,13 +252,13 @@ export function certificateFooters(sheet: Sheet, label: string): void {
   sheet.pages.forEach((page, i) => {
     const right = `Certificate page ${i + 1} of ${sheet.pages.length}`
     page.drawLine({ start: { x: sheet.left, y: FOOTER_Y + 12 }, end: { x: sheet.right, y: FOOTER_Y + 12 }, color: RULE, thickness: 0.5 })
-    page.drawText(left, { x: sheet.left, y: FOOTER_Y, font: regular.input, size: 7.5, color: MUTED })
-    page.drawText(right, { x: sheet.right - regular.widthOf(right, 7.5), y: FOOTER_Y, font: regular.input, size: 7.5, color: MUTED })
+    regular.draw(page, left, { x: sheet.left, y: FOOTER_Y, size: 7.5, color: MUTED })
+    regular.draw(page, right, { x: sheet.right - regular.widthOf(right, 7.5), y: FOOTER_Y, size: 7.5, color: MUTED })
   })
 }
 
 /** Appends the signing certificate (one page, or more for a long signer list or audit trail). */
-export function appendCertificate(pdf: PDF, fonts: FontSet, details: CertificateDetails, size: PageSize): void {
+export function appendCertificate(pdf: PDF, fonts: PdfFontSet, details: CertificateDetails, size: PageSize): void {
   const sheet = new Sheet(pdf, fonts, size)
   const intro = `Issued by Signet for ${details.orgName}: who signed the document below, how they were identified, and when.`
   certificateHeader(sheet, 'Signing certificate', intro)

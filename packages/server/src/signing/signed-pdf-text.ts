@@ -1,17 +1,26 @@
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { Standard14Font, StandardFonts, type EmbeddedFont, type FontInput, type PDF, type Standard14FontName } from '@libpdf/core'
+import { Standard14Font, StandardFonts, type PDF, type PDFPage } from '@libpdf/core'
+import { loadTextEngines } from './text/engines.ts'
+import { ALL_FAMILIES, placeCharacters, type FamilyId, type Weight } from './text/font-catalog.ts'
+import { PdfTextFonts, type TextPlacement } from './text/pdf-fonts.ts'
+import { shapeLine, type ShapedLine } from './text/shaping.ts'
 
-/** A font as the renderer uses it: what to pass to drawText, how wide text is, and what it can draw. */
+export { liberationSansPaths } from './text/font-catalog.ts'
+export type { TextPlacement } from './text/pdf-fonts.ts'
+
+/** What layout needs of a font: how wide text is, and the text made printable. */
 export interface Font {
-  readonly input: FontInput
+  /** Width of `text` (clean, one line) at `size`, from its shaped glyphs. */
   widthOf(text: string, size: number): number
-  /**
-   * Makes any string drawable: NFC, control characters and line breaks become spaces, characters
-   * without a glyph become '?'. @libpdf/core would otherwise draw a missing glyph as .notdef and
-   * map it to some unrelated character in the text layer, or silently drop it for standard fonts.
-   */
+  /** NFC, with control characters and line breaks as spaces (and, for a font that cannot show every script, '?' for what it lacks). */
   clean(text: string): string
+}
+
+/** A font that draws into one PDF. */
+export interface PdfFont extends Font {
+  /** Draws `text` (clean, one line) with the left end of its baseline at (x, y). */
+  draw(page: PDFPage, text: string, placement: TextPlacement): void
+  /** Whether `text` reads right to left (its first strong character does): a line of it is aligned to the right. */
+  isRightToLeft(text: string): boolean
 }
 
 export interface FontSet {
@@ -21,36 +30,48 @@ export interface FontSet {
   mono: Font
 }
 
-interface FontFiles {
-  regular: Uint8Array
-  bold: Uint8Array
+export interface PdfFontSet extends FontSet {
+  regular: PdfFont
+  bold: PdfFont
+  mono: PdfFont
+  /** Writes the fonts' subsets into the PDF: after the last drawing, before saving. */
+  finish(): void
+}
+
+const CONTROL = /[\p{Cc}\u2028\u2029]/gu
+
+const printable = (text: string): string => text.normalize('NFC').replace(CONTROL, ' ')
+
+/** Lines shaped recently, per font: layout measures a line, then draws the same line. */
+const MEMO_SIZE = 256
+
+function shaper(weight: Weight, families: readonly FamilyId[]): (text: string) => ShapedLine {
+  const memo = new Map<string, ShapedLine>()
+  return (text) => {
+    let line = memo.get(text)
+    if (!line) {
+      if (memo.size >= MEMO_SIZE) memo.clear()
+      memo.set(text, (line = shapeLine(text, weight, families)))
+    }
+    return line
+  }
 }
 
 /*
- * Liberation Sans (SIL Open Font License 1.1, which allows embedding) ships with pdfjs-dist, a
- * dependency of the server already. It covers Latin, Greek and Cyrillic; CJK and emoji have no
- * glyph and print as '?'. The bytes are read once; subsetting at save keeps each PDF small.
+ * Any script: text is shaped with HarfBuzz in the bundled font that has its characters (see
+ * text/font-catalog.ts) and embedded as a subset. A character no bundled font has (emoji) prints
+ * as U+FFFD while the text layer keeps it; signers cannot submit such characters (field-values.ts).
  */
-let fontFiles: FontFiles | null | undefined
-
-/** Where Liberation Sans is on disk, for renderers that load fonts by path; throws when pdfjs-dist is missing. */
-export function liberationSansPaths(): { regular: string; bold: string } {
-  const require = createRequire(import.meta.url)
-  const path = (file: string) => require.resolve(`pdfjs-dist/standard_fonts/${file}`)
-  return { regular: path('LiberationSans-Regular.ttf'), bold: path('LiberationSans-Bold.ttf') }
-}
-
-function loadFontFiles(): FontFiles | null {
-  if (fontFiles !== undefined) return fontFiles
-  try {
-    const paths = liberationSansPaths()
-    fontFiles = { regular: readFileSync(paths.regular), bold: readFileSync(paths.bold) }
-  } catch (error) {
-    // A deployment without the font still renders: Helvetica, with non-Latin-1 text as '?'.
-    process.emitWarning(`signed PDFs fall back to Helvetica: ${(error as Error).message}`)
-    fontFiles = null
+function shapedPdfFont(fonts: PdfTextFonts, weight: Weight): PdfFont {
+  const shape = shaper(weight, ALL_FAMILIES)
+  return {
+    widthOf: (text, size) => (shape(text).width * size) / 1000,
+    clean: printable,
+    draw: (page, text, placement) => {
+      if (text !== '') fonts.draw(page, shape(text), placement)
+    },
+    isRightToLeft: (text) => shape(text).rtl,
   }
-  return fontFiles
 }
 
 /** Characters WinAnsiEncoding (the standard fonts' encoding) has beyond printable Latin-1. */
@@ -61,64 +82,68 @@ const isWinAnsi = (char: string): boolean => {
   return (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff) || WIN_ANSI_EXTRAS.has(char)
 }
 
-const isControl = (code: number): boolean => code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029
-
-function cleaner(canDraw: (char: string) => boolean): (text: string) => string {
-  const known = new Map<string, boolean>()
-  return (text) => {
-    let out = ''
-    for (const char of text.normalize('NFC')) {
-      if (isControl(char.codePointAt(0) ?? 0)) {
-        out += ' '
-        continue
-      }
-      let drawable = known.get(char)
-      if (drawable === undefined) known.set(char, (drawable = canDraw(char)))
-      out += drawable ? char : '?'
-    }
-    return out
+/** Courier, one of the standard fonts, for ids and hashes: ASCII only, anything else prints as '?'. */
+function courier(): PdfFont {
+  const metrics = Standard14Font.of(StandardFonts.Courier)
+  return {
+    widthOf: (text, size) => metrics.widthOfTextAtSize(text, size),
+    clean: (text) => [...printable(text)].map((char) => (isWinAnsi(char) ? char : '?')).join(''),
+    draw: (page, text, { x, y, size, color, rotate }) => {
+      if (text !== '') page.drawText(text, { x, y, size, color, font: StandardFonts.Courier, ...(rotate ? { rotate: { angle: rotate, origin: { x, y } } } : {}) })
+    },
+    isRightToLeft: () => false,
   }
 }
 
-function standardFont(name: Standard14FontName): Font {
-  const metrics = Standard14Font.of(name)
-  return { input: name, widthOf: (text, size) => metrics.widthOfTextAtSize(text, size), clean: cleaner(isWinAnsi) }
+/** The fonts for one document (embedded fonts belong to the document they are drawn in). */
+export async function embedFonts(pdf: PDF): Promise<PdfFontSet> {
+  await loadTextEngines()
+  const fonts = new PdfTextFonts(pdf)
+  return { regular: shapedPdfFont(fonts, 'regular'), bold: shapedPdfFont(fonts, 'bold'), mono: courier(), finish: () => fonts.finish() }
 }
 
-function embeddedFont(font: EmbeddedFont, canDraw: (char: string) => boolean): Font {
-  return { input: font, widthOf: (text, size) => font.widthOfTextAtSize(text, size), clean: cleaner(canDraw) }
-}
-
-/** The fonts for one document (embedded fonts belong to the document they were embedded in). */
-export function embedFonts(pdf: PDF): FontSet {
-  const mono = standardFont(StandardFonts.Courier)
-  const files = loadFontFiles()
-  if (!files) return { regular: standardFont(StandardFonts.Helvetica), bold: standardFont(StandardFonts.HelveticaBold), mono }
-  const regular = pdf.embedFont(files.regular)
-  const bold = pdf.embedFont(files.bold)
-  // One rule for both weights, so a value prints the same whichever of them draws it.
-  const canDraw = (char: string) => regular.canEncode(char) && bold.canEncode(char)
-  return { regular: embeddedFont(regular, canDraw), bold: embeddedFont(bold, canDraw), mono }
+/**
+ * Liberation Sans alone, for drawing that cannot use the other fonts (the badge, which resvg draws
+ * with Liberation Sans only): characters it lacks are cleaned to '?'.
+ */
+export async function liberationSansFonts(): Promise<FontSet> {
+  await loadTextEngines()
+  const measure = (weight: Weight): Font => {
+    const shape = shaper(weight, ['liberation'])
+    return {
+      widthOf: (text, size) => (shape(text).width * size) / 1000,
+      clean: (text) => {
+        const placed = placeCharacters(printable(text), ['liberation'])
+        return placed.map(({ char, face }) => (face || char === ' ' ? char : '?')).join('')
+      },
+    }
+  }
+  return { regular: measure('regular'), bold: measure('bold'), mono: courier() }
 }
 
 const ELLIPSIS = '…'
 
-/** How many of `chars` fit in `maxWidth` at `size` when followed by `suffix`. */
-function fittingCount(font: Font, chars: string[], size: number, maxWidth: number, suffix: string): number {
+const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' })
+
+/** How many of `clusters` fit in `maxWidth` at `size` when followed by `suffix`. */
+function fittingCount(font: Font, clusters: string[], size: number, maxWidth: number, suffix: string): number {
   let low = 0
-  let high = chars.length
+  let high = clusters.length
   while (low < high) {
     const mid = Math.ceil((low + high) / 2)
-    if (font.widthOf(chars.slice(0, mid).join('') + suffix, size) <= maxWidth) low = mid
+    if (font.widthOf(clusters.slice(0, mid).join('') + suffix, size) <= maxWidth) low = mid
     else high = mid - 1
   }
   return low
 }
 
+/** A text's graphemes: a line is never cut inside one (a letter and its marks, a conjunct, an emoji). */
+const clustersOf = (text: string): string[] => Array.from(graphemes.segment(text), ({ segment }) => segment)
+
 function cut(font: Font, text: string, size: number, maxWidth: number): string {
   if (font.widthOf(text, size) <= maxWidth) return text
-  const chars = [...text]
-  return chars.slice(0, fittingCount(font, chars, size, maxWidth, ELLIPSIS)).join('').trimEnd() + ELLIPSIS
+  const clusters = clustersOf(text)
+  return clusters.slice(0, fittingCount(font, clusters, size, maxWidth, ELLIPSIS)).join('').trimEnd() + ELLIPSIS
 }
 
 /** `text` (cleaned) cut to fit `maxWidth` at `size`, ending in '…' when it had to be cut. */
@@ -135,14 +160,14 @@ export function wrap(font: Font, text: string, size: number, maxWidth: number, m
       lines.push(cut(font, rest, size, maxWidth))
       break
     }
-    const chars = [...rest]
-    // At least one character per line, so a box narrower than a glyph still terminates.
-    let count = Math.max(1, fittingCount(font, chars, size, maxWidth, ''))
-    // Break after the last space that fits; a single word wider than the line (a user agent token) breaks anywhere.
-    const space = chars.lastIndexOf(' ', count)
+    const clusters = clustersOf(rest)
+    // At least one grapheme per line, so a box narrower than a glyph still terminates.
+    let count = Math.max(1, fittingCount(font, clusters, size, maxWidth, ''))
+    // Break after the last space that fits; a single word wider than the line (a user agent token, CJK text) breaks anywhere.
+    const space = clusters.lastIndexOf(' ', count)
     if (space > 0) count = space
-    lines.push(chars.slice(0, count).join('').trimEnd())
-    rest = chars.slice(count).join('').trimStart()
+    lines.push(clusters.slice(0, count).join('').trimEnd())
+    rest = clusters.slice(count).join('').trimStart()
   }
   return lines
 }

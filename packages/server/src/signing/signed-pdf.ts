@@ -3,7 +3,7 @@ import { PDF, PdfArray, PdfDict, PdfNumber, rgb, type PDFImage, type PDFPage, ty
 import type { TemplateField } from '../db/schema.ts'
 import { appendCertificate, type CertificateDetails, type PageSize } from './signed-pdf-certificate.ts'
 import { embedPng } from './signed-pdf-png.ts'
-import { embedFonts, truncate, type Font } from './signed-pdf-text.ts'
+import { embedFonts, truncate, type PdfFont } from './signed-pdf-text.ts'
 
 export type { CertificateDetails, CertificateSigner } from './signed-pdf-certificate.ts'
 
@@ -24,7 +24,8 @@ export interface SignedPdfInput {
  * The final signed document: the template with every entry drawn into its page content, all
  * interactive content flattened, and signing-certificate pages appended. Throws only on
  * inconsistent input (a value for another field type, a field off the document's pages) or a PDF
- * or PNG that cannot be read; any text renders, with characters the font lacks shown as '?'.
+ * or PNG that cannot be read; any text renders, in any script (a character no bundled font has
+ * prints as U+FFFD, see signed-pdf-text.ts).
  */
 export async function renderSignedPdf(input: SignedPdfInput): Promise<Uint8Array> {
   const { fields, values, certificate } = input
@@ -32,7 +33,7 @@ export async function renderSignedPdf(input: SignedPdfInput): Promise<Uint8Array
   const pdf = await PDF.load(input.originalPdf)
   flattenInteractiveContent(pdf)
   const pages = pdf.getPages()
-  const fonts = embedFonts(pdf)
+  const fonts = await embedFonts(pdf)
   // A signer's one signature image usually fills several fields (each read as its own copy): embed it once.
   const images = new Map<string, PDFImage>()
   const embed = (png: Uint8Array) => {
@@ -55,6 +56,7 @@ export async function renderSignedPdf(input: SignedPdfInput): Promise<Uint8Array
   })
 
   appendCertificate(pdf, fonts, certificate, certificatePageSize(pdf))
+  fonts.finish()
   pdf.setTitle(certificate.title, { showInWindowTitleBar: true })
   pdf.setProducer('Signet')
   pdf.setModificationDate(certificate.completedAt)
@@ -73,7 +75,7 @@ const CHECKBOX_BORDER = rgb(0.45, 0.47, 0.5)
 /** Text entries are no larger than this, however tall their box. */
 const MAX_TEXT_SIZE = 14
 const MIN_TEXT_SIZE = 6
-/** Liberation Sans / Helvetica cap height, in em: used to centre a line's capitals in its box. */
+/** Liberation Sans cap height, in em: used to centre a line's capitals (and other scripts' letters, near enough) in its box. */
 const CAP_HEIGHT = 0.72
 const TEXT_PADDING = 2
 
@@ -88,7 +90,7 @@ function at(frame: PageFrame, x: number, y: number): { x: number; y: number; rot
   return frame.rotation === 0 ? point : { ...point, rotate: { angle: frame.rotation, origin: point } }
 }
 
-function drawValue(page: PDFPage, frame: PageFrame, box: Box, value: RenderedFieldValue, font: Font, embed: (png: Uint8Array) => PDFImage): void {
+function drawValue(page: PDFPage, frame: PageFrame, box: Box, value: RenderedFieldValue, font: PdfFont, embed: (png: Uint8Array) => PDFImage): void {
   switch (value.type) {
     case 'signature':
     case 'initials': {
@@ -109,7 +111,11 @@ function drawValue(page: PDFPage, frame: PageFrame, box: Box, value: RenderedFie
       if (width > room) size = (size * room) / width
       size = Math.max(MIN_TEXT_SIZE, size)
       const baseline = box.y + (box.height - CAP_HEIGHT * size) / 2
-      page.drawText(truncate(font, clean, size, room), { ...at(frame, box.x + TEXT_PADDING, baseline), size, font: font.input, color: INK })
+      const line = truncate(font, clean, size, room)
+      // Right-to-left text starts at the box's right edge, as it reads.
+      const left = font.isRightToLeft(line) ? box.x + box.width - TEXT_PADDING - font.widthOf(line, size) : box.x + TEXT_PADDING
+      const { x, y } = frame.toUser(left, baseline)
+      font.draw(page, line, { x, y, size, color: INK, rotate: frame.rotation })
       return
     }
     case 'checkbox': {

@@ -2,6 +2,7 @@ import { Type } from 'typebox'
 import { FIELD_TYPES, type TemplateField } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { compileStrict, describeValidationErrors } from '../lib/validation.ts'
+import { displayName } from '../lib/visible-text.ts'
 import type { PageSize } from '../pdf-work/inspect.ts'
 
 export const MAX_ROLE = 19
@@ -17,7 +18,7 @@ export const FieldInput = Type.Object(
     width: Type.Number({ exclusiveMinimum: 0 }),
     height: Type.Number({ exclusiveMinimum: 0 }),
     required: Type.Optional(Type.Boolean({ description: 'default true' })),
-    label: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    label: Type.Optional(displayName(Type.String({ minLength: 1, maxLength: 200 }))),
   },
   { additionalProperties: false },
 )

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { FIELD_TYPES } from '../db/schema.ts'
 import { Offset, Timestamp } from '../lib/schemas.ts'
+import { displayName } from '../lib/visible-text.ts'
 import { FieldsInput, MAX_ROLE } from './fields.ts'
 
 export const Template = Type.Object(
@@ -40,7 +41,7 @@ export type TemplateList = Static<typeof TemplateList>
 export const TemplateIdParams = Type.Object({ id: Type.String({ description: 'a template id (UUID)' }) }, { additionalProperties: false })
 
 export const UploadTemplateQuery = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200, description: "the template's name (1 to 200 characters)" }) },
+  { name: displayName(Type.String({ minLength: 1, maxLength: 200, description: "the template's name (1 to 200 characters)" })) },
   { additionalProperties: false },
 )
 
@@ -83,7 +84,7 @@ export const SetTemplateFieldsBody = Type.Object({ fields: FieldsInput }, { addi
 export const SetTemplateFieldsEnvelope = Type.Object({ fields: Type.Unknown() }, { additionalProperties: false })
 
 export const RenameTemplateBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200, description: '1 to 200 characters' }) },
+  { name: displayName(Type.String({ minLength: 1, maxLength: 200, description: '1 to 200 characters' })) },
   { additionalProperties: false },
 )
 

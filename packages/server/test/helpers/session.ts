@@ -126,7 +126,7 @@ export async function createSignedInUser(
       orgId = org.id
     }
     await tx.insert(memberships).values({ orgId, userId: user.id, role: options.role ?? 'owner' })
-    const session = await createSession(tx, services.config, { userId: user.id, orgId, ip: '127.0.0.1', userAgent: 'test' }, now)
+    const session = await createSession(tx, services.config, { userId: user.id, orgId, ip: '127.0.0.1', userAgent: 'test', authMethod: 'password' }, now)
     return { userId: user.id, orgId, token: session.token }
   })
   const fetchWithSession: SessionFetch = baseUrl

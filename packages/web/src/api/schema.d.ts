@@ -26,7 +26,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in with e-mail and password (Set-Cookie: a new session) */
+        /** Sign in with e-mail and password (Set-Cookie: a new session), or 202 when the account has a second factor: finish with /auth/second-factor/* */
         post: operations["logIn"];
         delete?: never;
         options?: never;
@@ -51,6 +51,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in with a passkey alone (it must verify you on the device); Set-Cookie: a new session */
+        post: operations["signInWithPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start signing in with a passkey alone (no password): options for the browser */
+        post: operations["passkeySignInOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/reset-password": {
         parameters: {
             query?: never;
@@ -62,6 +96,74 @@ export interface paths {
         put?: never;
         /** Choose a new password from the mailed link (single use, one hour); ends every session and signs in (Set-Cookie) */
         post: operations["resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/second-factor/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Finish signing in with one of your passkeys (Set-Cookie: a new session) */
+        post: operations["signInWithSecondFactorPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/second-factor/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Options for answering the sign-in step with one of your passkeys */
+        post: operations["secondFactorPasskeyOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/second-factor/recovery-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Finish signing in with a one-time recovery code (the user is mailed) */
+        post: operations["signInWithRecoveryCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/second-factor/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Finish signing in with a code from the authenticator app (Set-Cookie: a new session) */
+        post: operations["signInWithTotp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -309,7 +411,7 @@ export interface paths {
         put?: never;
         /**
          * Submit (or renew) the workspace's identity check: legal name and an ID document (the owner only)
-         * @description The document (PDF, PNG or JPEG, at most 10 MB) is stored encrypted, shown only to the instance operator, and erased once the check is decided. Approval makes sealing work for 365 days.
+         * @description The document (PDF, PNG or JPEG, at most 10 MB) is the request body, with its Content-Type. It must be, all of it, what that type says: a PDF that opens, or an image that decodes (what follows an image’s end is not kept). It is stored encrypted under a key of its own, shown only to the instance operator, and erased (its key destroyed) once the check is decided. Approval makes sealing work for 365 days.
          */
         post: operations["submitIdentityCheck"];
         delete?: never;
@@ -422,6 +524,57 @@ export interface paths {
         patch: operations["updateMe"];
         trace?: never;
     };
+    "/me/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add the passkey the browser made for the options this session asked for */
+        post: operations["addPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/passkeys/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Options for the browser to make a new passkey (needs your password) */
+        post: operations["startPasskeySetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/passkeys/{id}/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Remove one of your passkeys (needs your password) */
+        post: operations["removePasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me/password": {
         parameters: {
             query?: never;
@@ -433,6 +586,40 @@ export interface paths {
         put?: never;
         /** Change your password (needs the current one); ends your other sessions */
         post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ten new recovery codes (the old ones stop working; needs your password) */
+        post: operations["regenerateRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/security-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your security log: password and second-factor changes, newest first */
+        get: operations["listSecurityEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -468,6 +655,74 @@ export interface paths {
         post?: never;
         /** End one of your sessions (ending the current one signs this browser out) */
         delete: operations["endSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your second factors, recovery codes left, and the workspaces that require one */
+        get: operations["getTwoFactor"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/two-factor/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start setting up an authenticator app: a new secret and its QR code (confirm with a code) */
+        post: operations["startTotpSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/two-factor/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Turn the authenticator app on with its first code and your password (recovery codes come with a first second factor) */
+        post: operations["confirmTotpSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/two-factor/totp/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Remove the authenticator app (needs your password) */
+        post: operations["disableTotp"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -600,7 +855,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The ID document of a check awaiting a decision (decrypted; never cached) */
+        /** The ID document of a check awaiting a decision (decrypted; never cached; saved as identity-document-<id>.pdf, .png or .jpg) */
         get: operations["getIdentityCheckDocument"];
         put?: never;
         post?: never;
@@ -723,6 +978,23 @@ export interface paths {
         put?: never;
         /** Make a user an instance operator */
         post: operations["promoteUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/users/{id}/reset-two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Remove a user's second factors and recovery codes and end their sessions (they lost them; the user is mailed) */
+        post: operations["resetUserTwoFactor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -978,6 +1250,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspace/security": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the workspace requires a second factor (owners and admins also see who has none) */
+        get: operations["getWorkspaceSecurity"];
+        /** Require a second factor of every member, or stop requiring it (owners; every member is mailed) */
+        put: operations["setWorkspaceSecurity"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces": {
         parameters: {
             query?: never;
@@ -1066,6 +1356,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description The server has too many sign-ins or sign-ups to handle at once; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
         };
     };
     logIn: {
@@ -1104,6 +1405,8 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         } | null;
@@ -1112,9 +1415,30 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         }[];
+                    };
+                };
+            };
+            /** @description The password was right; the account asks for its second factor (Set-Cookie: the sign-in step) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description the step ends then: sign in again with the password after it
+                         */
+                        expires_at: string;
+                        /** @description the ways this account can finish signing in */
+                        methods: ("totp" | "passkey" | "recovery_code")[];
+                        /** @enum {boolean} */
+                        second_factor_required: true;
                     };
                 };
             };
@@ -1162,6 +1486,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description The server has too many sign-ins or sign-ups to handle at once; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
         };
     };
     logOut: {
@@ -1179,6 +1514,169 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request came from another site (Origin check) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    signInWithPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the browser’s answer (navigator.credentials.get, as @simplewebauthn/browser returns it) */
+                    response: {
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        /** @description clientExtensionResults, as the browser gives it */
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        id: string;
+                        rawId: string;
+                        response: {
+                            authenticatorData: string;
+                            clientDataJSON: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @enum {string} */
+                        type: "public-key";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            email: string;
+                            email_verified: boolean;
+                            id: string;
+                            is_operator: boolean;
+                            name: string;
+                        };
+                        /** @description the workspace this session acts in; null when the user belongs to none */
+                        workspace: {
+                            id: string;
+                            name: string;
+                            /** @enum {unknown} */
+                            plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
+                            /** @enum {unknown} */
+                            role: "owner" | "admin" | "member";
+                        } | null;
+                        workspaces: {
+                            id: string;
+                            name: string;
+                            /** @enum {unknown} */
+                            plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
+                            /** @enum {unknown} */
+                            role: "owner" | "admin" | "member";
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The code or passkey was not accepted (it counts against the account’s lockout) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request came from another site (Origin check) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description No sign-in step, or it expired or ran out of answers: sign in again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Too many failed sign-ins for this account; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    passkeySignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description options for @simplewebauthn/browser (optionsJSON) */
+                        options: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
             };
             /** @description The request came from another site (Origin check) */
             403: {
@@ -1229,6 +1727,8 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         } | null;
@@ -1237,9 +1737,30 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         }[];
+                    };
+                };
+            };
+            /** @description The password was changed; the account asks for its second factor before a session starts */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description the step ends then: sign in again with the password after it
+                         */
+                        expires_at: string;
+                        /** @description the ways this account can finish signing in */
+                        methods: ("totp" | "passkey" | "recovery_code")[];
+                        /** @enum {boolean} */
+                        second_factor_required: true;
                     };
                 };
             };
@@ -1278,6 +1799,422 @@ export interface operations {
             };
             /** @description The link expired or was already used */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The server has too many sign-ins or sign-ups to handle at once; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    signInWithSecondFactorPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the browser’s answer (navigator.credentials.get, as @simplewebauthn/browser returns it) */
+                    response: {
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        /** @description clientExtensionResults, as the browser gives it */
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        id: string;
+                        rawId: string;
+                        response: {
+                            authenticatorData: string;
+                            clientDataJSON: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                        /** @enum {string} */
+                        type: "public-key";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            email: string;
+                            email_verified: boolean;
+                            id: string;
+                            is_operator: boolean;
+                            name: string;
+                        };
+                        /** @description the workspace this session acts in; null when the user belongs to none */
+                        workspace: {
+                            id: string;
+                            name: string;
+                            /** @enum {unknown} */
+                            plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
+                            /** @enum {unknown} */
+                            role: "owner" | "admin" | "member";
+                        } | null;
+                        workspaces: {
+                            id: string;
+                            name: string;
+                            /** @enum {unknown} */
+                            plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
+                            /** @enum {unknown} */
+                            role: "owner" | "admin" | "member";
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The code or passkey was not accepted (it counts against the account’s lockout) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request came from another site (Origin check) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Ask for the options first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description No sign-in step, or it expired or ran out of answers: sign in again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Too many failed sign-ins for this account; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    secondFactorPasskeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description options for @simplewebauthn/browser (optionsJSON) */
+                        options: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description The request came from another site (Origin check) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description No sign-in step, or it expired or ran out of answers: sign in again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    signInWithRecoveryCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            email: string;
+                            email_verified: boolean;
+                            id: string;
+                            is_operator: boolean;
+                            name: string;
+                        };
+                        /** @description the workspace this session acts in; null when the user belongs to none */
+                        workspace: {
+                            id: string;
+                            name: string;
+                            /** @enum {unknown} */
+                            plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
+                            /** @enum {unknown} */
+                            role: "owner" | "admin" | "member";
+                        } | null;
+                        workspaces: {
+                            id: string;
+                            name: string;
+                            /** @enum {unknown} */
+                            plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
+                            /** @enum {unknown} */
+                            role: "owner" | "admin" | "member";
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The code or passkey was not accepted (it counts against the account’s lockout) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request came from another site (Origin check) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description No sign-in step, or it expired or ran out of answers: sign in again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Too many failed sign-ins for this account; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    signInWithTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            email: string;
+                            email_verified: boolean;
+                            id: string;
+                            is_operator: boolean;
+                            name: string;
+                        };
+                        /** @description the workspace this session acts in; null when the user belongs to none */
+                        workspace: {
+                            id: string;
+                            name: string;
+                            /** @enum {unknown} */
+                            plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
+                            /** @enum {unknown} */
+                            role: "owner" | "admin" | "member";
+                        } | null;
+                        workspaces: {
+                            id: string;
+                            name: string;
+                            /** @enum {unknown} */
+                            plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
+                            /** @enum {unknown} */
+                            role: "owner" | "admin" | "member";
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The code or passkey was not accepted (it counts against the account’s lockout) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request came from another site (Origin check) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description No sign-in step, or it expired or ran out of answers: sign in again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Too many failed sign-ins for this account; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1329,6 +2266,8 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         } | null;
@@ -1337,6 +2276,8 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         }[];
@@ -1389,6 +2330,17 @@ export interface operations {
             };
             /** @description The link expired or was already used */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The server has too many sign-ins or sign-ups to handle at once; see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1486,6 +2438,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description The server has too many sign-ins or sign-ups to handle at once; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
         };
     };
     verifyEmail: {
@@ -1523,6 +2486,8 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         } | null;
@@ -1531,6 +2496,8 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         }[];
@@ -2566,28 +3533,20 @@ export interface operations {
     };
     submitIdentityCheck: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description the organisation's registered legal name, printed on every seal */
+                legal_name: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
+        /** @description the ID document as the raw body (at most 10 MB): a PDF, PNG or JPEG file that is what its Content-Type says; stored encrypted, shown only to the operator, erased once decided */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description an ID document: stored encrypted, shown only to the operator, erased once decided */
-                    document: {
-                        /**
-                         * @description must match the bytes: a PDF, PNG or JPEG file
-                         * @enum {unknown}
-                         */
-                        content_type: "application/pdf" | "image/png" | "image/jpeg";
-                        /** @description the file in base64, at most 10 MB decoded */
-                        data_base64: string;
-                        filename: string;
-                    };
-                    /** @description the organisation's registered legal name, printed on every seal */
-                    legal_name: string;
-                };
+                "application/pdf": string;
+                "image/jpeg": string;
+                "image/png": string;
             };
         };
         responses: {
@@ -2615,7 +3574,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body: a legal name that is empty or too long, data that is not base64, or a file that is not what content_type says */
+            /** @description A legal name that is empty or too long, no document, or a file that is not what its Content-Type says */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2659,8 +3618,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description The document is over 10 MB */
+            /** @description The document is over 10 MB, or over a limit of this server (PDF limits, image size) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The body is not application/pdf, image/png or image/jpeg */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2672,6 +3642,17 @@ export interface operations {
             };
             /** @description Rate limit exceeded for this route */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The server is busy with other documents: try again after Retry-After seconds */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2789,6 +3770,8 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         } | null;
@@ -2797,6 +3780,8 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         }[];
@@ -2836,7 +3821,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The invitation expired, was revoked or was already used */
+            /** @description The invitation expired, was revoked or was already used, or its sender can no longer invite */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -3114,6 +4099,8 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         } | null;
@@ -3122,6 +4109,8 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         }[];
@@ -3187,6 +4176,8 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         } | null;
@@ -3195,6 +4186,8 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         }[];
@@ -3225,6 +4218,302 @@ export interface operations {
             };
             /** @description A state-changing request from another site (Origin check) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    addPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description the browser’s answer (navigator.credentials.create, as @simplewebauthn/browser returns it) */
+                    response: {
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        /** @description clientExtensionResults, as the browser gives it */
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        id: string;
+                        rawId: string;
+                        response: {
+                            attestationObject: string;
+                            authenticatorData?: string;
+                            clientDataJSON: string;
+                            publicKey?: string;
+                            publicKeyAlgorithm?: number;
+                            transports?: string[];
+                        };
+                        /** @enum {string} */
+                        type: "public-key";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        passkey: {
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            id: string;
+                            last_used_at: string | null;
+                            name: string;
+                            /** @description backed up to a cloud account (a synced passkey) */
+                            synced: boolean;
+                        };
+                        /** @description new recovery codes when this was your first second factor; null otherwise */
+                        recovery_codes: string[] | null;
+                    };
+                };
+            };
+            /** @description Invalid body, or a passkey that does not check out */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request came from another site (Origin check) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Already registered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The set-up step expired: start again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    startPasskeySetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description your current password: changes to how you sign in ask for it again */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description options for @simplewebauthn/browser (optionsJSON) */
+                        options: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid body, or your password is not right */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request came from another site (Origin check) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    removePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description your current password: changes to how you sign in ask for it again */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid body, or your password is not right */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request came from another site (Origin check) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description No such passkey of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description A workspace of yours requires a second factor and this is your last */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3294,6 +4583,158 @@ export interface operations {
             };
             /** @description A state-changing request from another site (Origin check) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The server has too many passwords to check at once; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    regenerateRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description your current password: changes to how you sign in ask for it again */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description shown this once: keep them somewhere safe */
+                        recovery_codes: string[];
+                    };
+                };
+            };
+            /** @description Invalid body, or your password is not right */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request came from another site (Origin check) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description No second factor is set up */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    listSecurityEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            /** @description done by an operator or a workspace owner, not by you */
+                            by_someone_else: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            description: string;
+                            ip: string | null;
+                            kind: string;
+                            user_agent: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3440,6 +4881,308 @@ export interface operations {
             };
         };
     };
+    getTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description at least one second factor is set up */
+                        enabled: boolean;
+                        passkeys: {
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            id: string;
+                            last_used_at: string | null;
+                            name: string;
+                            /** @description backed up to a cloud account (a synced passkey) */
+                            synced: boolean;
+                        }[];
+                        recovery_codes_left: number;
+                        /** @description your workspaces that require a second factor */
+                        required_by: {
+                            id: string;
+                            name: string;
+                        }[];
+                        this_session: {
+                            /** @description this session proved a second factor (or signed in with a passkey) */
+                            second_factor: boolean;
+                        };
+                        totp: {
+                            enabled: boolean;
+                            enabled_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    startTotpSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO-8601 UTC with milliseconds
+                         */
+                        expires_at: string;
+                        /** @description the otpauth:// URI the QR code holds */
+                        otpauth_uri: string;
+                        /** @description the QR code as an SVG image */
+                        qr_svg: string;
+                        /** @description the secret, for typing into an app by hand */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request came from another site (Origin check) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    confirmTotpSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                    /** @description your current password: changes to how you sign in ask for it again */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description new recovery codes when this was your first second factor; null otherwise */
+                        recovery_codes: string[] | null;
+                    };
+                };
+            };
+            /** @description Invalid body, a wrong code, or your password is not right */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request came from another site (Origin check) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The set-up step expired: start again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    disableTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description your current password: changes to how you sign in ask for it again */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid body, or your password is not right */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request came from another site (Origin check) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description No app is set up, or a workspace of yours requires a second factor and this is your last */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
     switchWorkspace: {
         parameters: {
             query?: never;
@@ -3475,6 +5218,8 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         } | null;
@@ -3483,6 +5228,8 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         }[];
@@ -3980,6 +5727,7 @@ export interface operations {
                             /** @description null once the check is decided (the document is erased) */
                             document: {
                                 content_type: string;
+                                /** @description the name the download is saved under: identity-document-<check id>.pdf, .png or .jpg */
                                 filename: string;
                             } | null;
                             /** Format: uuid */
@@ -4088,6 +5836,7 @@ export interface operations {
                         /** @description null once the check is decided (the document is erased) */
                         document: {
                             content_type: string;
+                            /** @description the name the download is saved under: identity-document-<check id>.pdf, .png or .jpg */
                             filename: string;
                         } | null;
                         /** Format: uuid */
@@ -4192,7 +5941,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the file, with the Content-Type it was submitted as */
+            /** @description the file as an attachment, with the Content-Type it was checked to be on submission */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4582,6 +6331,8 @@ export interface operations {
                             id: string;
                             is_operator: boolean;
                             name: string;
+                            /** @description an authenticator app or a passkey is set up */
+                            two_factor: boolean;
                             workspaces: {
                                 /** Format: uuid */
                                 id: string;
@@ -4671,6 +6422,8 @@ export interface operations {
                         id: string;
                         is_operator: boolean;
                         name: string;
+                        /** @description an authenticator app or a passkey is set up */
+                        two_factor: boolean;
                         workspaces: {
                             /** Format: uuid */
                             id: string;
@@ -4770,6 +6523,8 @@ export interface operations {
                         id: string;
                         is_operator: boolean;
                         name: string;
+                        /** @description an authenticator app or a passkey is set up */
+                        two_factor: boolean;
                         workspaces: {
                             /** Format: uuid */
                             id: string;
@@ -4858,6 +6613,8 @@ export interface operations {
                         id: string;
                         is_operator: boolean;
                         name: string;
+                        /** @description an authenticator app or a passkey is set up */
+                        two_factor: boolean;
                         workspaces: {
                             /** Format: uuid */
                             id: string;
@@ -4880,6 +6637,71 @@ export interface operations {
                 };
             };
             /** @description Only instance operators use the Operator area */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description No such user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    resetUserTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a user id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Reset */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Only instance operators */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6787,6 +8609,143 @@ export interface operations {
             };
         };
     };
+    getWorkspaceSecurity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        members_without_two_factor: {
+                            email: string;
+                            name: string;
+                            user_id: string;
+                        }[];
+                        require_two_factor: boolean;
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The request came from another site (Origin check) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    setWorkspaceSecurity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    require_two_factor: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        members_without_two_factor: {
+                            email: string;
+                            name: string;
+                            user_id: string;
+                        }[];
+                        require_two_factor: boolean;
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Only owners, or a cross-site request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description You have no second factor yourself */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
     createWorkspace: {
         parameters: {
             query?: never;
@@ -6822,6 +8781,8 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         } | null;
@@ -6830,6 +8791,8 @@ export interface operations {
                             name: string;
                             /** @enum {unknown} */
                             plan: "free" | "pro" | "team" | "business";
+                            /** @description members must sign in with a second factor (a session without one sees only the account pages) */
+                            require_two_factor: boolean;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "member";
                         }[];
@@ -6860,6 +8823,17 @@ export interface operations {
             };
             /** @description A state-changing request from another site (Origin check) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description You already own the most Free workspaces one person may (429: the most created in 24 hours) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -2,6 +2,8 @@ import * as DialogPrimitive from '@radix-ui/react-dialog'
 import { Link, Outlet, useRouterState } from '@tanstack/react-router'
 import { useState } from 'react'
 import { useMe } from '../auth/session.ts'
+import { Loading } from '../components/Spinner.tsx'
+import { RecoveryCodesProvider, TwoFactorGate, useWorkspaceGate } from '../features/security/index.ts'
 import { cn } from '../lib/cn.ts'
 import { Logo } from './Logo.tsx'
 import { NAV } from './nav.ts'
@@ -12,6 +14,7 @@ import { WorkspaceSwitcher } from './WorkspaceSwitcher.tsx'
 /** The signed-in app: sidebar nav on wide screens, a menu button and drawer on a phone. */
 export function AppShell() {
   const me = useMe()
+  const gate = useWorkspaceGate(me)
   const [menuOpen, setMenuOpen] = useState(false)
   // Close the phone drawer whenever the page changes.
   const pathname = useRouterState({ select: (state) => state.location.pathname })
@@ -77,12 +80,25 @@ export function AppShell() {
           <UserMenu />
         </div>
         <main id="main" tabIndex={-1} className="mx-auto w-full max-w-6xl flex-1 px-4 py-6 focus:outline-none sm:px-6 lg:py-8">
-          {me.workspace ? <Outlet /> : <NoWorkspace />}
+          <RecoveryCodesProvider>
+            {!me.workspace ? (
+              <NoWorkspace />
+            ) : isAccountPage(pathname) || gate.state === 'open' ? (
+              <Outlet />
+            ) : gate.state === 'checking' ? (
+              <Loading />
+            ) : (
+              <TwoFactorGate workspace={me.workspace.name} status={gate.status} />
+            )}
+          </RecoveryCodesProvider>
         </main>
       </div>
     </div>
   )
 }
+
+/** The person's own account pages open even where the workspace asks for a second step first. */
+const isAccountPage = (pathname: string): boolean => /^\/(app\/)?account(\/|$)/.test(pathname)
 
 function Navigation({ isOperator }: { isOperator: boolean }) {
   return (

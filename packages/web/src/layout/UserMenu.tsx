@@ -1,28 +1,14 @@
 import * as Menu from '@radix-ui/react-dropdown-menu'
-import { useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
-import { api, errorMessage, unwrap } from '../api/client.ts'
 import { useMe } from '../auth/session.ts'
-import { useToast } from '../components/Toast.tsx'
+import { useSignOut } from '../auth/use-sign-out.ts'
 import { menuContentClass, menuItemClass } from './menu-styles.ts'
 
-/** The user's name with Account and Sign out. */
+/** The user's name with Account, Security and Sign out. */
 export function UserMenu() {
   const me = useMe()
-  const queryClient = useQueryClient()
   const navigate = useNavigate()
-  const toast = useToast()
-  const signOut = async () => {
-    try {
-      await unwrap(api.POST('/auth/logout'))
-    } catch (error) {
-      toast({ title: 'Could not sign out', description: errorMessage(error), tone: 'error' })
-      return
-    }
-    queryClient.clear()
-    queryClient.setQueryData(['me'], null)
-    await navigate({ to: '/login' })
-  }
+  const signOut = useSignOut()
   return (
     <Menu.Root>
       <Menu.Trigger className="inline-flex h-10 max-w-56 items-center gap-2 rounded-md px-2 text-sm font-medium hover:bg-gray-100">
@@ -37,6 +23,9 @@ export function UserMenu() {
           <Menu.Label className="px-2 py-1.5 text-xs text-muted">{me.user.email}</Menu.Label>
           <Menu.Item className={menuItemClass} onSelect={() => void navigate({ to: '/account' })}>
             Account
+          </Menu.Item>
+          <Menu.Item className={menuItemClass} onSelect={() => void navigate({ to: '/account/security' })}>
+            Security
           </Menu.Item>
           <Menu.Separator className="my-1 h-px bg-gray-200" />
           <Menu.Item className={menuItemClass} onSelect={() => void signOut()}>

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import {
   ForgotPasswordBody,
@@ -15,13 +15,18 @@ import {
   TokenParams,
 } from '../../accounts/accounts.schemas.ts'
 import { previewInvitation } from '../../accounts/invitations.ts'
-import { forgotPassword, logIn, resetPassword, type SignedIn } from '../../accounts/log-in.ts'
+import type { SignedIn } from '../../accounts/complete-sign-in.ts'
+import { forgotPassword, logIn, resetPassword } from '../../accounts/log-in.ts'
+import { SecondFactorNeeded } from '../../accounts/two-factor/two-factor.schemas.ts'
 import { operatorExists, setUpOperator } from '../../accounts/operator-setup.ts'
+import { refuseWhenPasswordQueueIsFull } from '../../accounts/passwords.ts'
 import { endSessionByToken } from '../../accounts/sessions.ts'
-import { signUp, verifyEmail, type Client } from '../../accounts/sign-up.ts'
+import { signUp, verifyEmail } from '../../accounts/sign-up.ts'
 import type { Services } from '../../services.ts'
 import { ErrorBody } from '../schemas.ts'
-import { clearSessionCookie, requireSameOrigin, sessionTokenOf, setSessionCookie } from '../session-cookie.ts'
+import { clientOf } from '../client.ts'
+import { clearSessionCookie, requireSameOrigin, sendSignedIn, sendSignInOutcome, sessionTokenOf } from '../session-cookie.ts'
+import { twoFactorSignInRoutes } from './two-factor.ts'
 
 const tags = ['Accounts']
 /** These routes need no session or key. */
@@ -30,10 +35,12 @@ const security: [] = []
 const badRequest = { ...ErrorBody, description: 'Invalid body, or a password that is too short, too long or too common' }
 const crossSite = { ...ErrorBody, description: 'The request came from another site (Origin check)' }
 const tooMany = { ...ErrorBody, description: 'Too many attempts from this address (or, on log-in, for this account); see Retry-After' }
+const busy = { ...ErrorBody, description: 'The server has too many sign-ins or sign-ups to handle at once; see Retry-After' }
 const unknownLink = { ...ErrorBody, description: 'Unknown link' }
 const spentLink = { ...ErrorBody, description: 'The link expired or was already used' }
 
-export const clientOf = (request: FastifyRequest): Client => ({ ip: request.ip, userAgent: request.headers['user-agent'] ?? null })
+/** On the routes that hash or check a password: a full queue answers 503 before the body is read. */
+const refuseWhenBusy = async () => refuseWhenPasswordQueueIsFull()
 
 /**
  * The doors that need no session: instance facts, sign-up and its e-mail check, log-in and
@@ -43,12 +50,13 @@ export const clientOf = (request: FastifyRequest): Client => ({ ip: request.ip, 
  */
 export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services; version: string }> = async (app, { services, version }) => {
   const { config } = services
-  app.addHook('onRequest', async (request) => requireSameOrigin(request, config, { whenAbsent: 'allow' }))
+  app.addHook('onRequest', async (request, reply) => {
+    // Answers carry sessions, accounts and links: no cache (browser, proxy) keeps them.
+    void reply.header('cache-control', 'no-store')
+    requireSameOrigin(request, config, { whenAbsent: 'allow' })
+  })
 
-  const signIn = (reply: FastifyReply, signedIn: SignedIn) => {
-    setSessionCookie(reply, config, signedIn.session)
-    return reply.send(signedIn.me)
-  }
+  const signIn = (reply: FastifyReply, signedIn: SignedIn) => sendSignedIn(reply, config, signedIn)
 
   app.get(
     '/instance',
@@ -59,13 +67,14 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services; vers
   app.post(
     '/auth/signup',
     {
+      onRequest: refuseWhenBusy,
       schema: {
         operationId: 'signUp',
         tags,
         security,
         summary: 'Create an account (the same answer whether or not the address already has one; the mail differs)',
         body: SignUpBody,
-        response: { 202: Message, 400: badRequest, 403: crossSite, 404: unknownLink, 410: spentLink, 429: tooMany },
+        response: { 202: Message, 400: badRequest, 403: crossSite, 404: unknownLink, 410: spentLink, 429: tooMany, 503: busy },
       },
     },
     async (request, reply) => reply.status(202).send(await signUp(services, request.body, clientOf(request))),
@@ -89,22 +98,25 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services; vers
   app.post(
     '/auth/login',
     {
+      onRequest: refuseWhenBusy,
       schema: {
         operationId: 'logIn',
         tags,
         security,
-        summary: 'Sign in with e-mail and password (Set-Cookie: a new session)',
+        summary: 'Sign in with e-mail and password (Set-Cookie: a new session), or 202 when the account has a second factor: finish with /auth/second-factor/*',
         body: LogInBody,
         response: {
           200: Me,
+          202: { ...SecondFactorNeeded, description: 'The password was right; the account asks for its second factor (Set-Cookie: the sign-in step)' },
           400: badRequest,
           401: { ...ErrorBody, description: 'Wrong e-mail or password' },
           403: { ...ErrorBody, description: 'The address is not verified yet (a new link is mailed), the account is disabled, or a cross-site request' },
           429: tooMany,
+          503: busy,
         },
       },
     },
-    async (request, reply) => signIn(reply, await logIn(services, request.body, clientOf(request))),
+    async (request, reply) => sendSignInOutcome(reply, config, await logIn(services, request.body, clientOf(request))),
   )
 
   app.post(
@@ -135,7 +147,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services; vers
         security,
         summary: 'Mail a password reset link (the same answer whether or not the address has an account)',
         body: ForgotPasswordBody,
-        response: { 202: Message, 400: badRequest, 403: crossSite, 429: tooMany },
+        response: { 202: Message, 400: badRequest, 403: crossSite, 429: tooMany, 503: busy },
       },
     },
     async (request, reply) => reply.status(202).send(await forgotPassword(services, request.body, clientOf(request))),
@@ -144,21 +156,31 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services; vers
   app.post(
     '/auth/reset-password',
     {
+      onRequest: refuseWhenBusy,
       schema: {
         operationId: 'resetPassword',
         tags,
         security,
         summary: 'Choose a new password from the mailed link (single use, one hour); ends every session and signs in (Set-Cookie)',
         body: ResetPasswordBody,
-        response: { 200: Me, 400: badRequest, 403: crossSite, 404: unknownLink, 410: spentLink },
+        response: {
+          200: Me,
+          202: { ...SecondFactorNeeded, description: 'The password was changed; the account asks for its second factor before a session starts' },
+          400: badRequest,
+          403: crossSite,
+          404: unknownLink,
+          410: spentLink,
+          503: busy,
+        },
       },
     },
-    async (request, reply) => signIn(reply, await resetPassword(services, request.body, clientOf(request))),
+    async (request, reply) => sendSignInOutcome(reply, config, await resetPassword(services, request.body, clientOf(request))),
   )
 
   app.post(
     '/auth/setup',
     {
+      onRequest: refuseWhenBusy,
       schema: {
         operationId: 'setUpOperator',
         tags,
@@ -172,6 +194,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services; vers
           404: unknownLink,
           409: { ...ErrorBody, description: 'The address already has an account (promote it with the CLI)' },
           410: spentLink,
+          503: busy,
         },
       },
     },
@@ -192,4 +215,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services; vers
     },
     async (request) => previewInvitation(services, request.params.token),
   )
+
+  // The second step of signing in, and passkey sign-in: the same Origin check, no-store and body limit.
+  await app.register(twoFactorSignInRoutes, { services })
 }

@@ -1,6 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../../errors.ts'
+import { INVALID_REQUEST, isSealCall, isToolCall, MAX_BATCH_MESSAGES, messagesOf, replyIdOf } from '../../mcp/json-rpc.ts'
 import { mcpServerFor } from '../../mcp/mcp-server.ts'
 import { buildToolbox } from '../../mcp/toolbox.ts'
 import { maxBase64Length } from '../../mcp/tools/seal.ts'
@@ -12,15 +13,6 @@ import { rateLimitCounter, RATE_LIMITS } from '../rate-limit.ts'
 const SERVER_ERROR = -32000
 /** Room for the JSON around a seal_document call's base64 PDF. */
 const JSON_ENVELOPE_BYTES = 64 * 1024
-
-interface JsonRpcMessage {
-  id?: string | number | null
-  method?: unknown
-}
-
-/** The messages of a body: one JSON-RPC message, or a batch (clients of protocol 2025-03-26 may send one). */
-const messagesOf = (body: unknown): JsonRpcMessage[] =>
-  (Array.isArray(body) ? body : [body]).filter((m): m is JsonRpcMessage => typeof m === 'object' && m !== null)
 
 /** The headers the SDK's transport reads; the rest (authorization above all) stay with Fastify. */
 const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'] as const
@@ -38,7 +30,8 @@ const ENDPOINT_URL = 'http://signet.invalid/api/mcp'
 
 /**
  * The agent-tool endpoint: MCP over Streamable HTTP, stateless (a server per request, JSON
- * responses, no sessions). Authentication, the Origin check and the agent-tools rate limit
+ * responses, no sessions). Authentication, the Origin check, the body's size (BODY_LIMIT but
+ * for one seal_document call), the batch size and the rate limits (agent-tools, agent-protocol)
  * happen here, before the SDK sees the request; the tools delegate to the same domain
  * functions as the REST routes (mcp/tools).
  */
@@ -46,7 +39,13 @@ export const mcpRoutes: FastifyPluginAsync<{ services: Services; version: string
   const toolbox = buildToolbox(services.config)
   const allowedOrigin = new URL(services.config.publicUrl).origin
   const countToolCall = rateLimitCounter(services, RATE_LIMITS.agentTools)
-  const bodyLimit = maxBase64Length(services.config.pdfLimits.maxBytes) + JSON_ENVELOPE_BYTES
+  const countOtherMessage = rateLimitCounter(services, RATE_LIMITS.agentProtocol)
+  // Only a seal_document call may be this large; any other body gets BODY_LIMIT (the JSON parser's largeJsonBody check).
+  const sealBodyLimit = maxBase64Length(services.config.pdfLimits.maxBytes) + JSON_ENVELOPE_BYTES
+  const largeJsonBody = {
+    allows: isSealCall,
+    refusal: `The request body is larger than ${services.config.bodyLimit} bytes (BODY_LIMIT): only a seal_document call, not in a batch, may be larger (up to ${sealBodyLimit} bytes, from PDF_MAX_MB).`,
+  }
 
   /** A browser page of another site must not drive the tools with a key it learned (DNS rebinding). */
   const checkOrigin = async (request: FastifyRequest): Promise<void> => {
@@ -56,25 +55,67 @@ export const mcpRoutes: FastifyPluginAsync<{ services: Services; version: string
     }
   }
 
-  /** Every tools/call counts against the org's agent-tools limit; initialize and tools/list do not. Over it: 429 with a JSON-RPC error. */
-  const countToolCalls = async (request: FastifyRequest, reply: FastifyReply, messages: JsonRpcMessage[]): Promise<boolean> => {
-    const calls = messages.filter((m) => m.method === 'tools/call')
+  /** 429 with a JSON-RPC error, for a rate limit's refusal; anything else is thrown on. */
+  const refuseOverLimit = async (reply: FastifyReply, error: unknown, id: string | number | null): Promise<void> => {
+    if (!(error instanceof AppError) || error.code !== 'rate_limited') throw error
+    await reply.status(429).send({ jsonrpc: '2.0', id, error: { code: SERVER_ERROR, message: error.message } })
+  }
+
+  /**
+   * A body larger than BODY_LIMIT can only be one seal_document call: it is counted against
+   * agent-tools before it is read, so that an org past its limit cannot have 37 MB bodies read
+   * and parsed only to be told so. (The JSON parser refuses a larger body that does not declare its size.)
+   */
+  const countedBeforeReading = new WeakSet<FastifyRequest>()
+  const countLargeCall = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    if (!(Number(request.headers['content-length']) > services.config.bodyLimit)) return undefined
     try {
-      for (let i = 0; i < calls.length; i++) await countToolCall(reply, principalOf(request).orgId)
+      await countToolCall(reply, principalOf(request).orgId)
+      countedBeforeReading.add(request)
+      return undefined
+    } catch (error) {
+      await refuseOverLimit(reply, error, null)
+      return reply
+    }
+  }
+
+  /**
+   * Every message of the body counts against one of the org's limits: a tools/call against
+   * agent-tools (unless countLargeCall counted it already), anything else (initialize,
+   * tools/list, ping, notifications) against agent-protocol; over either, 429 with a JSON-RPC
+   * error. A batch longer than MAX_BATCH_MESSAGES is refused (400) before anything is counted.
+   */
+  const countMessages = async (request: FastifyRequest, reply: FastifyReply, messages: unknown[]): Promise<boolean> => {
+    const id = replyIdOf(messages)
+    if (messages.length > MAX_BATCH_MESSAGES) {
+      const message = `A batch may hold at most ${MAX_BATCH_MESSAGES} messages; this one holds ${messages.length}.`
+      await reply.status(400).send({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } })
+      return false
+    }
+    const { orgId } = principalOf(request)
+    let counted = countedBeforeReading.has(request)
+    try {
+      for (const message of messages) {
+        if (isToolCall(message) && counted) counted = false
+        else await (isToolCall(message) ? countToolCall : countOtherMessage)(reply, orgId)
+      }
       return true
     } catch (error) {
-      if (!(error instanceof AppError) || error.code !== 'rate_limited') throw error
-      const id = calls.length === 1 ? (calls[0]?.id ?? null) : null
-      await reply.status(429).send({ jsonrpc: '2.0', id, error: { code: SERVER_ERROR, message: error.message } })
+      await refuseOverLimit(reply, error, id)
       return false
     }
   }
 
   app.post(
     '/api/mcp',
-    { bodyLimit, onRequest: [checkOrigin, apiKeyAuth(services)], config: { bodyLimitSetting: 'PDF_MAX_MB' }, schema: { hide: true } },
+    {
+      bodyLimit: sealBodyLimit,
+      onRequest: [checkOrigin, apiKeyAuth(services), countLargeCall],
+      config: { bodyLimitSetting: 'PDF_MAX_MB', largeJsonBody },
+      schema: { hide: true },
+    },
     async (request, reply) => {
-      if (!(await countToolCalls(request, reply, messagesOf(request.body)))) return reply
+      if (!(await countMessages(request, reply, messagesOf(request.body)))) return reply
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       const server = mcpServerFor(toolbox, { services, actor: actorOf(request, 'mcp') }, version)
       // Not closed afterwards: both live for this request only and hold no timer or socket, and

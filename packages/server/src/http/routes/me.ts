@@ -9,6 +9,7 @@ import type { Services } from '../../services.ts'
 import { sessionOf } from '../auth.ts'
 import { ErrorBody, withCommonErrors } from '../schemas.ts'
 import { clearSessionCookie } from '../session-cookie.ts'
+import { clientOf } from '../client.ts'
 
 const tags = ['Accounts']
 const security = [{ sessionCookie: [] }]
@@ -46,11 +47,12 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async
           204: Type.Null({ description: 'Changed' }),
           400: { ...ErrorBody, description: 'Wrong current password, or a new one that is too short, too long or too common' },
           403: crossSite,
+          503: { ...ErrorBody, description: 'The server has too many passwords to check at once; see Retry-After' },
         }),
       },
     },
     async (request, reply) => {
-      await changePassword(services, sessionOf(request), request.body)
+      await changePassword(services, sessionOf(request), request.body, clientOf(request))
       return reply.status(204).send(null)
     },
   )
@@ -105,7 +107,12 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async
         security,
         summary: 'Create a Free workspace you own, and switch to it',
         body: CreateWorkspaceBody,
-        response: withCommonErrors({ 201: Me, 400: badRequest, 403: crossSite }),
+        response: withCommonErrors({
+          201: Me,
+          400: badRequest,
+          403: crossSite,
+          409: { ...ErrorBody, description: 'You already own the most Free workspaces one person may (429: the most created in 24 hours)' },
+        }),
       },
     },
     async (request, reply) => reply.status(201).send(await createWorkspace(db, sessionOf(request), request.body)),
@@ -124,7 +131,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async
           200: Me,
           403: { ...ErrorBody, description: 'The invitation is for another address, or a cross-site request' },
           404: { ...ErrorBody, description: 'Unknown invitation' },
-          410: { ...ErrorBody, description: 'The invitation expired, was revoked or was already used' },
+          410: { ...ErrorBody, description: 'The invitation expired, was revoked or was already used, or its sender can no longer invite' },
         }),
       },
     },

@@ -5,7 +5,8 @@ import { AppError } from '../../errors.ts'
 import type { Services } from '../../services.ts'
 import { codeRequired, hasSigningAccess, SESSION_HOURS, sendSigningCode, verifySigningCode } from '../../signing/email-code.ts'
 import type { RequestMeta } from '../../signing/locked-state.ts'
-import { invalidLink, loadSignerContext, type SignerContext } from '../../signing/signer-context.ts'
+import { MAX_IMAGE_BYTES, maxSubmissionBytes } from '../../signing/field-values.ts'
+import { fieldsOf, invalidLink, loadSignerContext, type SignerContext } from '../../signing/signer-context.ts'
 import { assertOpen } from '../../signing/signing-rules.ts'
 import { declineSigning, finishSigning, markViewed } from '../../signing/transitions.ts'
 import { renderSigningView } from '../../signing/signing-view.ts'
@@ -16,7 +17,15 @@ import { DeclineBody, EmptyBody, FinishBody, TokenParams, VerifyBody } from '../
 
 const SESSION_COOKIE = 'signet_signing'
 
-/** Signature images are data: URLs of at most 256 KiB (≈ 350 KB in base64), checked with a clear message by the domain; 20 such fields fit. */
+/**
+ * The POST bodies of the signer's links are small (a decline reason, a code), except finish's:
+ * that one may take what the signer's own fields can need (maxSubmissionBytes: each signature
+ * image up to 256 KiB, ≈ 350 KB in base64), up to FINISH_BODY_LIMIT whatever the template.
+ * Each link is resolved before any body byte is read, so an unknown one costs one lookup.
+ */
+const SIGNING_BODY_LIMIT = 16 * 1024
+const SIGNING_BODY_LIMIT_WORDS = "16 KiB: a signer's requests other than finishing carry a few short fields"
+/** 23 signature images of the largest size. */
 const FINISH_BODY_LIMIT = 8 * 1024 * 1024
 
 /*
@@ -47,6 +56,28 @@ export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     const context = await loadSignerContext(services.db, token)
     if (!(await hasSigningAccess(services, context, sessionOf(request)))) throw codeRequired()
     return context
+  }
+
+  /** The link of a POST, resolved by its onRequest hook (before the body is read: an unknown link is 404 at once). */
+  const resolved = new WeakMap<FastifyRequest, SignerContext>()
+  const linkOf = (request: FastifyRequest): SignerContext => {
+    const context = resolved.get(request)
+    if (!context) throw new Error('the signing link was not resolved before the handler')
+    return context
+  }
+  /** onRequest: the link's signer (`link`), or that and this browser's access to the document (`access`). */
+  const resolveLink = (check: 'link' | 'access') => async (request: FastifyRequest) => {
+    const { token } = request.params as { token: string }
+    resolved.set(request, check === 'access' ? await authorised(request, token) : await loadSignerContext(services.db, token))
+  }
+  const post = (check: 'link' | 'access') => ({ onRequest: resolveLink(check), bodyLimit: SIGNING_BODY_LIMIT, config: { bodyLimitSetting: SIGNING_BODY_LIMIT_WORDS } })
+
+  /** Finishing may carry this signer's images: a declared length beyond what their fields can need is refused before reading. */
+  const refuseOversizedFinish = async (request: FastifyRequest) => {
+    const limit = Math.min(FINISH_BODY_LIMIT, maxSubmissionBytes(fieldsOf(linkOf(request))))
+    if (Number(request.headers['content-length'] ?? 0) > limit) {
+      throw new AppError('payload_too_large', `The request body is larger than ${limit} bytes, the most your fields can need (a signature image is at most ${MAX_IMAGE_BYTES / 1024} KiB).`)
+    }
   }
 
   const sendPage = (reply: FastifyReply, status: number, html: string) => reply.status(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(html)
@@ -87,25 +118,27 @@ export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     return sendFile(reply, await readSignedPdf(services.blobs, context.document))
   })
 
-  app.post('/sign/:token/view', { schema: { ...sign.schema, body: EmptyBody } }, async (request) => {
-    await markViewed(services, await authorised(request, request.params.token), metaOf(request))
+  app.post('/sign/:token/view', { ...post('access'), schema: { ...sign.schema, body: EmptyBody } }, async (request) => {
+    await markViewed(services, linkOf(request), metaOf(request))
     return { ok: true }
   })
 
-  app.post('/sign/:token/finish', { bodyLimit: FINISH_BODY_LIMIT, schema: { ...sign.schema, body: FinishBody } }, async (request) =>
-    finishSigning(services, await authorised(request, request.params.token), request.body.values, metaOf(request)),
+  app.post(
+    '/sign/:token/finish',
+    { onRequest: [resolveLink('access'), refuseOversizedFinish], bodyLimit: FINISH_BODY_LIMIT, schema: { ...sign.schema, body: FinishBody } },
+    async (request) => finishSigning(services, linkOf(request), request.body.values, metaOf(request)),
   )
 
-  app.post('/sign/:token/decline', { schema: { ...sign.schema, body: DeclineBody } }, async (request) =>
-    declineSigning(services, await authorised(request, request.params.token), request.body?.reason, metaOf(request)),
+  app.post('/sign/:token/decline', { ...post('access'), schema: { ...sign.schema, body: DeclineBody } }, async (request) =>
+    declineSigning(services, linkOf(request), request.body?.reason, metaOf(request)),
   )
 
-  app.post('/sign/:token/code', { schema: { ...sign.schema, body: EmptyBody } }, async (request) =>
-    sendSigningCode(services, await loadSignerContext(services.db, request.params.token), metaOf(request)),
+  app.post('/sign/:token/code', { ...post('link'), schema: { ...sign.schema, body: EmptyBody } }, async (request) =>
+    sendSigningCode(services, linkOf(request), metaOf(request)),
   )
 
-  app.post('/sign/:token/code/verify', { schema: { ...sign.schema, body: VerifyBody } }, async (request, reply) => {
-    const context = await loadSignerContext(services.db, request.params.token)
+  app.post('/sign/:token/code/verify', { ...post('link'), schema: { ...sign.schema, body: VerifyBody } }, async (request, reply) => {
+    const context = linkOf(request)
     const session = await verifySigningCode(services, context, request.body.code, metaOf(request))
     reply.setCookie(SESSION_COOKIE, session.sessionSecret, {
       path: `/sign/${request.params.token}`,

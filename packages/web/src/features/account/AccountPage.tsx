@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link } from '@tanstack/react-router'
 import { useState, type FormEvent } from 'react'
 import { api, unwrap } from '../../api/client.ts'
 import { useMe } from '../../auth/session.ts'
@@ -12,8 +13,10 @@ import { PageHeader } from '../../components/PageHeader.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
 import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
+import { describeBrowser } from '../../lib/browser-name.ts'
 import { formatDateTime } from '../../lib/format.ts'
 import { PASSWORD_HINT } from '../auth/auth-api.ts'
+import { twoFactorQuery } from '../security/security-api.ts'
 
 export function AccountPage() {
   return (
@@ -22,6 +25,7 @@ export function AccountPage() {
       <div className="flex flex-col gap-5">
         <Profile />
         <ChangePassword />
+        <TwoFactorSummary />
         <Sessions />
       </div>
     </>
@@ -101,6 +105,19 @@ function ChangePassword() {
   )
 }
 
+/** Where the second sign-in step is set up, and whether it is on. */
+function TwoFactorSummary() {
+  const status = useQuery(twoFactorQuery)
+  const badge = status.data ? status.data.enabled ? <Badge tone="success">On</Badge> : <Badge tone="neutral">Off</Badge> : undefined
+  return (
+    <Card title="Two-factor sign-in" description="A second step after your password: an authenticator app or a passkey, with recovery codes." actions={badge}>
+      <Button asChild variant="secondary">
+        <Link to="/account/security">Open security settings</Link>
+      </Button>
+    </Card>
+  )
+}
+
 function Sessions() {
   const queryClient = useQueryClient()
   const sessions = useQuery({ queryKey: ['sessions'], queryFn: () => unwrap(api.GET('/me/sessions')) })
@@ -158,12 +175,4 @@ function Sessions() {
       </QueryView>
     </Card>
   )
-}
-
-/** "Chrome on Linux" from a user agent, or the raw string when it is unusual. */
-function describeBrowser(userAgent: string | null): string {
-  if (!userAgent) return 'Unknown browser'
-  const browser = /Edg\//.test(userAgent) ? 'Edge' : /Firefox\//.test(userAgent) ? 'Firefox' : /Chrome\//.test(userAgent) ? 'Chrome' : /Safari\//.test(userAgent) ? 'Safari' : null
-  const system = /Android/.test(userAgent) ? 'Android' : /iPhone|iPad/.test(userAgent) ? 'iOS' : /Windows/.test(userAgent) ? 'Windows' : /Mac OS X/.test(userAgent) ? 'macOS' : /Linux/.test(userAgent) ? 'Linux' : null
-  return browser ? `${browser}${system ? ` on ${system}` : ''}` : userAgent
 }

@@ -8,7 +8,8 @@ import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { Loading } from '../../components/Spinner.tsx'
 import { AuthHeading } from '../../layout/AuthHeading.tsx'
-import { authApi, PASSWORD_HINT, type Invitation } from './auth-api.ts'
+import { authApi, needsSecondStep, PASSWORD_HINT, type Invitation, type SecondStep } from './auth-api.ts'
+import { SecondStepForm } from './SecondStepForm.tsx'
 import { useEnterApp } from './use-session-start.ts'
 
 const route = getRouteApi('/public/invite/$token')
@@ -56,14 +57,20 @@ function SignUpWithInvitation({ token, invitation }: { token: string; invitation
   const enterApp = useEnterApp()
   const [name, setName] = useState('')
   const [password, setPassword] = useState('')
+  const [secondStep, setSecondStep] = useState<SecondStep | null>(null)
   // The invitation mail proved the address: the account is created verified, so log straight in.
   const join = useMutation({
     mutationFn: async () => {
       await authApi.signUp({ email: invitation.email, name, password, invitation_token: token })
       return authApi.logIn({ email: invitation.email, password })
     },
-    onSuccess: (me) => enterApp(me),
+    onSuccess: async (answer) => {
+      if (!needsSecondStep(answer)) return enterApp(answer)
+      setSecondStep(answer)
+    },
   })
+  // An account that already existed with a second step (its password was typed here) finishes signing in with it.
+  if (secondStep) return <SecondStepForm step={secondStep} onSignedIn={enterApp} onRestart={() => setSecondStep(null)} restartLabel="Back to the invitation" embedded />
   const submit = (event: FormEvent) => {
     event.preventDefault()
     join.mutate()

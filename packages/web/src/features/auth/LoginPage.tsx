@@ -6,7 +6,9 @@ import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { AuthHeading } from '../../layout/AuthHeading.tsx'
-import { authApi } from './auth-api.ts'
+import { passkeyErrorText, passkeysSupported, signWithPasskey } from '../../lib/passkeys.ts'
+import { authApi, needsSecondStep, type SecondStep } from './auth-api.ts'
+import { SecondStepForm } from './SecondStepForm.tsx'
 import { useEnterApp } from './use-session-start.ts'
 
 const route = getRouteApi('/public/login')
@@ -16,10 +18,30 @@ export function LoginPage() {
   const enterApp = useEnterApp()
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
-  const login = useMutation({ mutationFn: authApi.logIn, onSuccess: (me) => enterApp(me, next) })
+  const [secondStep, setSecondStep] = useState<SecondStep | null>(null)
+  const login = useMutation({
+    mutationFn: authApi.logIn,
+    onSuccess: async (answer) => {
+      if (!needsSecondStep(answer)) return enterApp(answer, next)
+      setPassword('')
+      setSecondStep(answer)
+    },
+  })
   const submit = (event: FormEvent) => {
     event.preventDefault()
     login.mutate({ email, password })
+  }
+  if (secondStep) {
+    return (
+      <SecondStepForm
+        step={secondStep}
+        onSignedIn={(me) => enterApp(me, next)}
+        onRestart={() => {
+          login.reset()
+          setSecondStep(null)
+        }}
+      />
+    )
   }
   return (
     <>
@@ -36,6 +58,7 @@ export function LoginPage() {
           Log in
         </Button>
       </form>
+      {passkeysSupported() && <PasskeySignIn next={next} />}
       <div className="mt-6 flex flex-wrap justify-between gap-2 text-sm">
         <Link to="/forgot-password" className="font-medium text-brand-700 underline">
           Forgot your password?
@@ -45,5 +68,30 @@ export function LoginPage() {
         </Link>
       </div>
     </>
+  )
+}
+
+/** Signing in with a passkey alone: the passkey names the account and proves two factors on the device. */
+function PasskeySignIn({ next }: { next: string | undefined }) {
+  const enterApp = useEnterApp()
+  const signIn = useMutation({
+    mutationFn: async () => {
+      const { options } = await authApi.passkeySignInOptions()
+      return authApi.signInWithPasskey({ response: await signWithPasskey(options) })
+    },
+    onSuccess: (me) => enterApp(me, next),
+  })
+  return (
+    <div className="mt-5 flex flex-col gap-3">
+      <div className="flex items-center gap-3 text-xs text-muted" aria-hidden="true">
+        <span className="h-px flex-1 bg-line" />
+        or
+        <span className="h-px flex-1 bg-line" />
+      </div>
+      {signIn.error && <ErrorMessage error={passkeyErrorText(signIn.error)} />}
+      <Button variant="secondary" loading={signIn.isPending} onClick={() => signIn.mutate()}>
+        Sign in with a passkey
+      </Button>
+    </div>
   )
 }

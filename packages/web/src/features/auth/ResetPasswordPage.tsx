@@ -1,12 +1,13 @@
 import { useMutation } from '@tanstack/react-query'
-import { getRouteApi, Link } from '@tanstack/react-router'
+import { getRouteApi, Link, useNavigate } from '@tanstack/react-router'
 import { useState, type FormEvent } from 'react'
 import { Button } from '../../components/Button.tsx'
 import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { AuthHeading } from '../../layout/AuthHeading.tsx'
-import { authApi, PASSWORD_HINT } from './auth-api.ts'
+import { authApi, needsSecondStep, PASSWORD_HINT, type SecondStep } from './auth-api.ts'
+import { SecondStepForm } from './SecondStepForm.tsx'
 import { useEnterApp } from './use-session-start.ts'
 
 const route = getRouteApi('/public/reset-password')
@@ -14,15 +15,37 @@ const route = getRouteApi('/public/reset-password')
 export function ResetPasswordPage() {
   const { token } = route.useSearch()
   const enterApp = useEnterApp()
+  const navigate = useNavigate()
+  const [secondStep, setSecondStep] = useState<SecondStep | null>(null)
   const [password, setPassword] = useState('')
   const [repeat, setRepeat] = useState('')
   const [mismatch, setMismatch] = useState<string | null>(null)
-  const reset = useMutation({ mutationFn: authApi.resetPassword, onSuccess: (me) => enterApp(me) })
+  const reset = useMutation({
+    mutationFn: authApi.resetPassword,
+    onSuccess: async (answer) => {
+      if (!needsSecondStep(answer)) return enterApp(answer)
+      setPassword('')
+      setRepeat('')
+      setSecondStep(answer)
+    },
+  })
   const submit = (event: FormEvent) => {
     event.preventDefault()
     if (password !== repeat) return setMismatch('The two passwords differ.')
     setMismatch(null)
     reset.mutate({ token, password })
+  }
+  if (secondStep) {
+    // The password is changed; a reset link does not skip the account's second step.
+    return (
+      <SecondStepForm
+        step={secondStep}
+        intro="Your new password is set. Your account also asks for its second step before you are signed in."
+        onSignedIn={(me) => enterApp(me)}
+        onRestart={() => void navigate({ to: '/login' })}
+        restartLabel="Log in with your new password instead"
+      />
+    )
   }
   return (
     <>

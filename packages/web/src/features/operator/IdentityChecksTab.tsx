@@ -51,7 +51,7 @@ export function IdentityChecksTab() {
                     <Td className="whitespace-nowrap text-right">
                       {check.status === 'pending' && (
                         <span className="inline-flex gap-2">
-                          <a href={operatorApi.documentUrl(check.id)} target="_blank" rel="noreferrer" className="inline-flex h-8 items-center rounded-md border border-line bg-white px-3 text-sm font-medium hover:bg-gray-50">
+                          <a href={operatorApi.documentUrl(check.id)} download className="inline-flex h-8 items-center rounded-md border border-line bg-white px-3 text-sm font-medium hover:bg-gray-50">
                             View document
                           </a>
                           <Button size="sm" onClick={() => setDeciding(check)}>

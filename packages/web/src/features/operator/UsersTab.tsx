@@ -8,15 +8,54 @@ import { EmptyState } from '../../components/EmptyState.tsx'
 import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
 import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
+import { useToast } from '../../components/Toast.tsx'
 import { formatDate } from '../../lib/format.ts'
 import { operatorApi, type OperatorUser } from './operator-api.ts'
 import { SearchBox } from './SearchBox.tsx'
 
-type UserAction = { user: OperatorUser; kind: 'disable' | 'promote' }
+type UserAction = { user: OperatorUser; kind: 'disable' | 'promote' | 'reset-two-factor' }
+
+/** What each confirmed action asks and says. */
+const CONFIRM: Record<UserAction['kind'], { title: (email: string) => string; description: string; label: string; destructive: boolean; done: (email: string) => string }> = {
+  disable: {
+    title: (email) => `Disable ${email}?`,
+    description: 'Their sessions end and they cannot log in until enabled again. Their workspaces and documents stay.',
+    label: 'Disable account',
+    destructive: true,
+    done: (email) => `${email} disabled`,
+  },
+  promote: {
+    title: (email) => `Make ${email} an operator?`,
+    description: 'Operators see every workspace and user of this instance, set plans, grant credits and decide identity checks.',
+    label: 'Make operator',
+    destructive: false,
+    done: (email) => `${email} is now an operator`,
+  },
+  'reset-two-factor': {
+    title: (email) => `Reset the two-factor sign-in of ${email}?`,
+    description:
+      'Their authenticator app, passkeys and recovery codes are removed and their sessions end; they are e-mailed. They can then sign in with their password alone and set up a new second step. Do this only once you are sure the request comes from them.',
+    label: 'Reset two-factor',
+    destructive: true,
+    done: (email) => `Two-factor sign-in of ${email} reset`,
+  },
+}
+
+const perform = (action: UserAction): Promise<unknown> => {
+  switch (action.kind) {
+    case 'disable':
+      return operatorApi.disableUser(action.user.id)
+    case 'promote':
+      return operatorApi.promoteUser(action.user.id)
+    case 'reset-two-factor':
+      return operatorApi.resetTwoFactor(action.user.id)
+  }
+}
 
 export function UsersTab() {
   const me = useMe()
   const queryClient = useQueryClient()
+  const toast = useToast()
   const [search, setSearch] = useState('')
   const [pending, setPending] = useState<UserAction | null>(null)
   const users = useQuery({ queryKey: ['operator', 'users', search], queryFn: () => operatorApi.users({ search }), placeholderData: keepPreviousData })
@@ -54,6 +93,7 @@ export function UsersTab() {
                         {user.is_operator && <Badge tone="info">operator</Badge>}
                         {user.disabled && <Badge tone="danger">disabled</Badge>}
                         {!user.email_verified && <Badge tone="warning">unverified</Badge>}
+                        {user.two_factor && <Badge tone="neutral">two-factor</Badge>}
                         {!user.is_operator && !user.disabled && user.email_verified && <Badge tone="success">active</Badge>}
                       </span>
                     </Td>
@@ -76,6 +116,11 @@ export function UsersTab() {
                             Make operator
                           </Button>
                         )}
+                        {user.two_factor && (
+                          <Button size="sm" variant="secondary" onClick={() => setPending({ user, kind: 'reset-two-factor' })} aria-label={`Reset the two-factor sign-in of ${user.email}`}>
+                            Reset two-factor
+                          </Button>
+                        )}
                       </span>
                     </Td>
                   </Tr>
@@ -88,18 +133,15 @@ export function UsersTab() {
       <ConfirmDialog
         open={pending !== null}
         onOpenChange={(open) => !open && setPending(null)}
-        title={pending?.kind === 'disable' ? `Disable ${pending.user.email}?` : `Make ${pending?.user.email ?? ''} an operator?`}
-        description={
-          pending?.kind === 'disable'
-            ? 'Their sessions end and they cannot log in until enabled again. Their workspaces and documents stay.'
-            : 'Operators see every workspace and user of this instance, set plans, grant credits and decide identity checks.'
-        }
-        confirmLabel={pending?.kind === 'disable' ? 'Disable account' : 'Make operator'}
-        destructive={pending?.kind === 'disable'}
+        title={pending ? CONFIRM[pending.kind].title(pending.user.email) : ''}
+        description={pending ? CONFIRM[pending.kind].description : ''}
+        confirmLabel={pending ? CONFIRM[pending.kind].label : ''}
+        destructive={pending ? CONFIRM[pending.kind].destructive : false}
         onConfirm={async () => {
           if (!pending) return
-          await (pending.kind === 'disable' ? operatorApi.disableUser(pending.user.id) : operatorApi.promoteUser(pending.user.id))
+          await perform(pending)
           await refresh()
+          toast({ title: CONFIRM[pending.kind].done(pending.user.email), tone: 'success' })
         }}
       />
     </>

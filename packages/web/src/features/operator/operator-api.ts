@@ -14,8 +14,9 @@ export const operatorApi = {
   disableUser: (id: string) => unwrap(api.POST('/operator/users/{id}/disable', { params: { path: { id } } })),
   enableUser: (id: string) => unwrap(api.POST('/operator/users/{id}/enable', { params: { path: { id } } })),
   promoteUser: (id: string) => unwrap(api.POST('/operator/users/{id}/promote', { params: { path: { id } } })),
+  resetTwoFactor: (id: string) => unwrap(api.POST('/operator/users/{id}/reset-two-factor', { params: { path: { id } } })),
   identityChecks: (status: IdentityCheckStatus) => unwrap(api.GET('/operator/identity-checks', { params: { query: { status } } })),
-  /** Opened in a new tab: the session cookie authenticates the download. */
+  /** A download (the server sends it as an attachment); the session cookie authenticates it. */
   documentUrl: (id: string) => `/api/v1/operator/identity-checks/${encodeURIComponent(id)}/document`,
   decide: (id: string, body: { approve: boolean; legal_name?: string; reason?: string }) =>
     unwrap(api.POST('/operator/identity-checks/{id}/decision', { params: { path: { id } }, body })),

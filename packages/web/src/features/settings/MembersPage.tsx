@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { canManage, useMe, type WorkspaceRole } from '../../auth/session.ts'
+import { Badge } from '../../components/Badge.tsx'
 import { Button } from '../../components/Button.tsx'
 import { Card } from '../../components/Card.tsx'
 import { ConfirmDialog } from '../../components/Dialog.tsx'
@@ -14,6 +15,7 @@ import { Select } from '../../components/Select.tsx'
 import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDate } from '../../lib/format.ts'
+import { WorkspaceRuleCard, workspaceRuleQuery } from '../security/index.ts'
 import { membersApi, type Member, type PendingInvitation } from './members-api.ts'
 
 const ROLE_LABELS: Record<WorkspaceRole, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' }
@@ -23,6 +25,9 @@ export function MembersPage() {
   const me = useMe()
   const manager = canManage(me)
   const members = useQuery({ queryKey: membersKey, queryFn: membersApi.list })
+  // Managers see who has no second sign-in step yet (the workspace's rule is on this page too).
+  const rule = useQuery({ ...workspaceRuleQuery, enabled: manager })
+  const withoutSecondStep = new Set(rule.data?.members_without_two_factor.map((member) => member.user_id))
   return (
     <>
       <PageHeader title="Members" description="Members send and read documents; owners and admins also manage keys, webhooks, billing and members." />
@@ -30,9 +35,12 @@ export function MembersPage() {
         {manager && <InviteForm ownerMayInvite={me.workspace?.role === 'owner'} />}
         <Card title="People in this workspace">
           <QueryView query={members} loadingLabel="Loading members…">
-            {(data) => <MemberTable members={data.members} manager={manager} myId={me.user.id} iAmOwner={me.workspace?.role === 'owner'} />}
+            {(data) => (
+              <MemberTable members={data.members} manager={manager} myId={me.user.id} iAmOwner={me.workspace?.role === 'owner'} withoutSecondStep={withoutSecondStep} />
+            )}
           </QueryView>
         </Card>
+        {me.workspace && <WorkspaceRuleCard workspace={me.workspace.name} role={me.workspace.role} />}
         {manager && (
           <Card title="Pending invitations">
             <QueryView query={members} loadingLabel="Loading invitations…">
@@ -80,7 +88,16 @@ function InviteForm({ ownerMayInvite }: { ownerMayInvite: boolean }) {
   )
 }
 
-function MemberTable({ members, manager, myId, iAmOwner }: { members: Member[]; manager: boolean; myId: string; iAmOwner: boolean }) {
+interface MemberTableProps {
+  members: Member[]
+  manager: boolean
+  myId: string
+  iAmOwner: boolean
+  /** Members with neither an authenticator app nor a passkey (known to managers). */
+  withoutSecondStep: Set<string>
+}
+
+function MemberTable({ members, manager, myId, iAmOwner, withoutSecondStep }: MemberTableProps) {
   const queryClient = useQueryClient()
   const toast = useToast()
   const [removing, setRemoving] = useState<Member | null>(null)
@@ -108,6 +125,11 @@ function MemberTable({ members, manager, myId, iAmOwner }: { members: Member[]; 
               <Td className="font-medium">
                 {member.name}
                 {member.user_id === myId && <span className="text-muted"> (you)</span>}
+                {withoutSecondStep.has(member.user_id) && (
+                  <Badge tone="warning" className="ml-2">
+                    no second step
+                  </Badge>
+                )}
                 <span className="block text-xs font-normal [overflow-wrap:anywhere] text-muted sm:hidden">{member.email}</span>
               </Td>
               <Td className="hidden sm:table-cell">{member.email}</Td>
