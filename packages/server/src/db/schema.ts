@@ -171,6 +171,8 @@ export const templates = pgTable(
 )
 
 export const DOCUMENT_STATUSES = ['draft', 'sent', 'completed', 'declined', 'voided'] as const
+/** Why a document is voided: `sender` (POST …/void, the dashboard, the agent tool) or `expired` (its expires_at passed). */
+export const VOIDED_REASONS = ['sender', 'expired'] as const
 export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number]
 
 export const documents = pgTable(
@@ -187,6 +189,8 @@ export const documents = pgTable(
     inviteSubject: text('invite_subject'),
     inviteMessage: text('invite_message'),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+    /** Why a voided document was voided: the sender voided it, or its expires_at passed (null on other statuses). */
+    voidedReason: text('voided_reason', { enum: VOIDED_REASONS }),
     completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date' }),
     /** The bulk-send request that created this document, if any (one document per recipient e-mail). */
     bulkRequestId: uuid('bulk_request_id').references(() => bulkRequests.id),

@@ -19,7 +19,7 @@ export async function voidDocument(
     // The status condition makes concurrent voids (or a void racing a completion) change the row once.
     const [row] = await tx
       .update(documents)
-      .set({ status: 'voided', updatedAt: services.clock.now() })
+      .set({ status: 'voided', voidedReason: 'sender', updatedAt: services.clock.now() })
       .where(and(eq(documents.id, document.id), eq(documents.status, 'sent')))
       .returning({ id: documents.id, title: documents.title })
     if (!row) return false

@@ -27,7 +27,7 @@ export async function expireDueDocuments(db: Db, clock: Clock): Promise<number> 
       if (due.length === 0) return 0
       await tx
         .update(documents)
-        .set({ status: 'voided', updatedAt: now })
+        .set({ status: 'voided', voidedReason: 'expired', updatedAt: now })
         .where(inArray(documents.id, due.map((d) => d.id)))
       for (const document of due) {
         await appendAuditEvents(tx, document, [

@@ -1,0 +1,1 @@
+export { partyLabel } from './party-label.ts'
