@@ -1,5 +1,32 @@
 import js from '@eslint/js'
+import importX, { createNodeResolver } from 'eslint-plugin-import-x'
+import jsxA11y from 'eslint-plugin-jsx-a11y'
+import reactHooks from 'eslint-plugin-react-hooks'
 import tseslint from 'typescript-eslint'
+
+/*
+ * The layers ARCHITECTURE.md describes, as import rules (paths from the repository's root). Inside
+ * the server, bottom up: the foundation (config, errors, db/, lib/, pdf-geometry/), the domain
+ * modules, then the doors (http/ with app.ts and server.ts, admin/, mcp/). A layer imports only
+ * what is below it; the packages share nothing with the server but @signet/vocabulary.
+ */
+const SERVER = 'packages/server/src'
+const DOMAIN = ['accounts', 'actors', 'adapters', 'api-keys', 'audit', 'billing', 'documents', 'mail', 'operator', 'orgs', 'pdf-work', 'rate-limits']
+  .concat(['seal', 'signing', 'templates', 'webhooks', 'services.ts', 'compose-services.ts'])
+  .map((module) => `${SERVER}/${module}`)
+const FOUNDATION = ['config.ts', 'errors.ts', 'db', 'lib', 'pdf-geometry'].map((module) => `${SERVER}/${module}`)
+const LAYER_ZONES = [
+  {
+    target: [`${SERVER}/!(http)/**`, `${SERVER}/!(app|server).ts`],
+    from: `${SERVER}/http`,
+    message: 'Only app.ts and server.ts mount http/: domain code takes services and an Actor, never a request.',
+  },
+  { target: [...DOMAIN, ...FOUNDATION], from: [`${SERVER}/admin`, `${SERVER}/mcp`], message: 'admin/ and mcp/ are doors onto the domain, like http/.' },
+  // config.ts reads the PDF limits' and pool's settings into the shapes pdf-work/limits.ts declares.
+  ...DOMAIN.map((from) => ({ target: FOUNDATION, from, except: from.endsWith('/pdf-work') ? ['./limits.ts'] : [], message: 'The foundation imports no domain module.' })),
+  { target: ['packages/verify', 'packages/web', 'packages/vocabulary'], from: 'packages/server', message: 'The server is reached over HTTP, never imported.' },
+  { target: ['packages/verify', 'packages/vocabulary'], from: 'packages/web' },
+]
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'data/**', '**/drizzle/**'] },
@@ -20,6 +47,18 @@ export default tseslint.config(
     },
   },
   {
+    // Imports are written with their .ts extension, so Node's own resolution finds every file.
+    files: ['**/*.{ts,tsx,js,mjs}'],
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createNodeResolver()], 'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] } },
+    rules: {
+      // Run-time cycles only: the rule passes over `import type` (a type-only cycle costs nothing when the code runs).
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-unresolved': 'error',
+      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: LAYER_ZONES }],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
@@ -32,5 +71,17 @@ export default tseslint.config(
       // TanStack Router's redirect() is thrown by design.
       '@typescript-eslint/only-throw-error': ['error', { allow: [{ from: 'package', package: '@tanstack/router-core', name: 'Redirect' }] }],
     },
+  },
+  {
+    // Hooks live in .ts modules too (each feature's queries.ts); every recommended rule is an error, none a warning.
+    files: ['packages/web/src/**/*.{ts,tsx}'],
+    plugins: reactHooks.configs.flat['recommended-latest'].plugins,
+    rules: Object.fromEntries(Object.keys(reactHooks.configs.flat['recommended-latest'].rules).map((rule) => [rule, 'error'])),
+  },
+  { files: ['packages/web/src/**/*.tsx'], ...jsxA11y.flatConfigs.recommended },
+  {
+    // The second sign-in step replaces the password form the person just sent: focus goes to the step's one control.
+    files: ['packages/web/src/features/auth/SecondStepForm.tsx'],
+    rules: { 'jsx-a11y/no-autofocus': 'off' },
   },
 )

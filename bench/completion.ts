@@ -18,7 +18,7 @@ import { openDatabase } from '../packages/server/src/db/client.ts'
 import { documents, outboundEmails } from '../packages/server/src/db/schema.ts'
 import { operatorActor } from '../packages/server/src/actors/actor.ts'
 import { createDocument } from '../packages/server/src/documents/create-document.ts'
-import { createServices, type RunningServices } from '../packages/server/src/services.ts'
+import { createServices, type RunningServices } from '../packages/server/src/compose-services.ts'
 import { loadSignerContext } from '../packages/server/src/signing/signer-context.ts'
 import { finishSigning } from '../packages/server/src/signing/transitions.ts'
 import { makePdf } from '../packages/server/test/helpers/pdf.ts'
@@ -93,10 +93,10 @@ export async function measureCompletion(backend: Backend, runs = 50): Promise<Co
       })
       const [first, second] = await Promise.all((await signingTokens(services, created.id)).map((t) => loadSignerContext(services.db, t)))
       if (!first || !second) throw new Error('signing links not found')
-      await finishSigning(services, first.signer.role === 0 ? first : second, valuesFor(0), meta)
+      await finishSigning(services, first.signer.role === 0 ? first : second, { values: valuesFor(0) }, meta)
       const last = first.signer.role === 0 ? second : first
       const t0 = performance.now()
-      const result = await finishSigning(services, last, valuesFor(1), meta)
+      const result = await finishSigning(services, last, { values: valuesFor(1) }, meta)
       const t1 = performance.now()
       await services.finalPdfs.drain()
       const t2 = performance.now()

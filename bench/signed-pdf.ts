@@ -63,7 +63,7 @@ async function benchInput(): Promise<SignedPdfInput> {
       signedAt: new Date(Date.UTC(2025, 2, 1, 10, role)),
     }
   })
-  const types = ['document.created', 'document.sent', 'signer.viewed', 'signer.signed', 'signer.viewed', 'signer.signed', 'document.completed']
+  const types = ['document.sent', 'document.viewed', 'document.signed', 'document.viewed', 'document.signed', 'document.completed', 'signed_pdf.created'] as const
   return {
     originalPdf,
     fields,
@@ -72,7 +72,7 @@ async function benchInput(): Promise<SignedPdfInput> {
       documentId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
       title: 'Master services agreement',
       orgName: 'Acme Corp',
-      sentBy: 'Acme Corp, with an API key',
+      sentBy: 'Acme Corp · API key',
       originalSha256: createHash('sha256').update(originalPdf).digest('hex'),
       completedAt: new Date(Date.UTC(2025, 2, 1, 10, 3)),
       signers,

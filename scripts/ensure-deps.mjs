@@ -16,7 +16,8 @@ if (stale) {
 
 const web = 'packages/web'
 const built = join(web, 'dist/index.html')
-const sources = [join(web, 'src'), join(web, 'index.html'), join(web, 'vite.config.ts'), join(web, 'openapi.json'), join(web, 'package.json')]
+// design/ holds the tokens the dashboard's stylesheet imports (shared with the server's pages).
+const sources = [join(web, 'src'), join(web, 'index.html'), join(web, 'vite.config.ts'), join(web, 'openapi.json'), join(web, 'package.json'), 'design']
 if (!existsSync(built) || statSync(built).mtimeMs < Math.max(...sources.map(newestChange))) {
   process.stderr.write('Building the dashboard (packages/web)…\n')
   run('npm', ['run', '-s', 'build', '-w', '@signet/web'])

@@ -3,7 +3,7 @@ import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import { openDatabase } from '../src/db/client.ts'
 import { createLogger } from '../src/lib/logger.ts'
-import { createServices } from '../src/services.ts'
+import { createServices } from '../src/compose-services.ts'
 
 /** Where the committed document lives: the dashboard's typed client is generated from it. */
 export const OPENAPI_FILE = fileURLToPath(new URL('../../web/openapi.json', import.meta.url))

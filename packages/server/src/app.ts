@@ -72,6 +72,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installErrorHandler(app, config.bodyLimit)
 
   await app.register(fastifySwagger, {
+    // Shared schemas (the error bodies) are components named by their $id: #/components/schemas/Error.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     openapi: {
       openapi: '3.1.0',
       info: {

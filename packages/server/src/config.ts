@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
-import type { PdfLimits } from './pdf-work/limits.ts'
-import type { PdfWorkOptions } from './pdf-work/pdf-work.ts'
+import type { LogLevel } from './lib/logger.ts'
+import type { PdfLimits, PdfWorkOptions } from './pdf-work/limits.ts'
 
 /** Every setting the service reads from the environment, parsed once at start-up. */
 export interface Config {
@@ -16,7 +16,7 @@ export interface Config {
   /** smtp:// or smtps:// URL; when absent mail is kept in the database outbox and logged. */
   smtpUrl: string | undefined
   mailFrom: string
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  logLevel: LogLevel
   /** Largest accepted request body (bytes). */
   bodyLimit: number
   /** How often the mail outbox is polled for due messages (ms). */
@@ -78,7 +78,7 @@ export interface Config {
 
 const MB = 1024 * 1024
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

@@ -2,39 +2,44 @@
  * The one error type of the service. Domain code throws it with a code; the HTTP
  * error handler turns the code into a status through STATUS_BY_CODE, and the
  * operator CLI prints its message.
+ *
+ * Every error body carries the code beside the text (`{error, code, field?}`), so a program
+ * acts on the code and never on the words: the codes are a stable part of the API (listed as
+ * an enum in the OpenAPI document), the texts may be reworded.
  */
-export type ErrorCode =
-  | 'invalid_request'
-  | 'missing_api_key'
-  | 'invalid_api_key'
-  | 'unauthenticated'
-  | 'payment_required'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'gone'
-  | 'precondition_failed'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'rate_limited'
-  | 'service_unavailable'
-
-export const STATUS_BY_CODE: Record<ErrorCode, number> = {
+export const STATUS_BY_CODE = {
+  /** A request the schema accepts but the service refuses (an unknown template, an expiry in the past…). */
   invalid_request: 400,
+  /** A value the route's schema refuses: a missing or unknown field, a wrong type, format or length. */
+  validation_failed: 400,
+  /** The body is not JSON (or its Content-Length does not match it). */
+  invalid_json: 400,
+  unauthenticated: 401,
   missing_api_key: 401,
   invalid_api_key: 401,
-  unauthenticated: 401,
   payment_required: 402,
+  /** A paid plan reached the monthly spend cap its owner set: raising the cap, not upgrading, lets it send. */
+  spend_cap_reached: 402,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   gone: 410,
   precondition_failed: 412,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   rate_limited: 429,
+  headers_too_large: 431,
+  internal_error: 500,
   service_unavailable: 503,
-}
+} as const satisfies Record<string, number>
+
+export type ErrorCode = keyof typeof STATUS_BY_CODE
+
+/** Every code, in the order of the table: the enum of the error body's `code`. */
+export const ERROR_CODES = Object.keys(STATUS_BY_CODE) as ErrorCode[]
 
 export class AppError extends Error {
   constructor(
@@ -44,6 +49,8 @@ export class AppError extends Error {
     readonly extra: Record<string, unknown> = {},
     /** Response headers, e.g. Retry-After on a 503. */
     readonly headers: Record<string, string> = {},
+    /** The JSON pointer (RFC 6901) of the one value the error is about, e.g. `/signers/1/role`. */
+    readonly field?: string,
   ) {
     super(message)
     this.name = 'AppError'
@@ -52,7 +59,19 @@ export class AppError extends Error {
   get status(): number {
     return STATUS_BY_CODE[this.code]
   }
+
+  /** The error body every channel writes: REST, session routes and MCP tool results. */
+  get body(): ErrorPayload {
+    return { error: this.message, code: this.code, ...(this.field === undefined ? {} : { field: this.field }), ...this.extra }
+  }
 }
 
-export const invalid = (message: string): AppError => new AppError('invalid_request', message)
+export interface ErrorPayload {
+  error: string
+  code: ErrorCode
+  field?: string
+  [extra: string]: unknown
+}
+
+export const invalid = (message: string, about: { field?: string } = {}): AppError => new AppError('invalid_request', message, {}, {}, about.field)
 export const notFound = (message: string): AppError => new AppError('not_found', message)

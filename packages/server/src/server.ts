@@ -2,7 +2,7 @@ import { buildApp } from './app.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
 import { openInstanceDatabase } from './db/instance.ts'
 import { createLogger } from './lib/logger.ts'
-import { createServices } from './services.ts'
+import { createServices } from './compose-services.ts'
 import { startAdminSocket } from './admin/socket.ts'
 import { issueOperatorSetupLink } from './accounts/operator-setup.ts'
 

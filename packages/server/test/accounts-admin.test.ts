@@ -37,7 +37,7 @@ interface UserSummary {
   is_operator: boolean
   disabled: boolean
   email_verified: boolean
-  workspaces: { id: string; role: string }[]
+  workspaces: { id: string; name: string; role: string }[]
 }
 
 async function admin<T>(args: string[]): Promise<T> {
@@ -94,7 +94,14 @@ describe('admin user commands', () => {
     const operatorEmail = uniqueUserEmail('root')
     const fromStdin = await adminWithStdin(['user', 'create', '--email', operatorEmail, '--name', 'Rita Root', '--password-stdin', '--operator'], `${TEST_PASSWORD}\n`)
     expect(fromStdin.code).toBe(0)
-    expect(JSON.parse(fromStdin.stdout)).toMatchObject({ email: operatorEmail, is_operator: true, workspaces: [] })
+    // Without --org, a workspace of their own (as sign-up gives), where they can work at once.
+    expect(JSON.parse(fromStdin.stdout)).toMatchObject({ email: operatorEmail, is_operator: true, workspaces: [{ name: "Rita Root's workspace", role: 'owner' }] })
+    const operatorSession = sessionFetch(server.url, sessionCookieOf(await logIn(operatorEmail, TEST_PASSWORD)) ?? '')
+    expect((await operatorSession('/api/v1/templates')).status).toBe(200)
+    expect(await bodyOf(await operatorSession('/api/v1/me'))).toMatchObject({
+      workspace: { name: "Rita Root's workspace", role: 'owner', plan: 'free' },
+      abilities: { manage_members: true, manage_identity_check: true, operate_instance: true },
+    })
     // With an operator, the instance no longer asks for setup.
     expect(await bodyOf(await fetch(`${server.url}/api/v1/instance`))).toMatchObject({ setup_required: false })
 

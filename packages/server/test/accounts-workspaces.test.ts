@@ -81,6 +81,44 @@ describe('members and roles', () => {
   })
 })
 
+describe("/me's abilities", () => {
+  const abilitiesOf = async (user: SignedInUser) => (await bodyOf<{ abilities: Record<string, boolean> }>(await user.fetch('/api/v1/me'))).abilities
+  const managerAbilities = { manage_api_keys: true, manage_webhooks: true, manage_billing: true, manage_members: true }
+
+  it('say what each role may do, and the routes agree', async () => {
+    const member = await createSignedInUser(server, { orgId: acme.orgId, role: 'member' })
+    const admin = await createSignedInUser(server, { orgId: acme.orgId, role: 'admin' })
+    const ownerOnly = { manage_owners: true, manage_identity_check: true, require_two_factor: true }
+    const none = { manage_api_keys: false, manage_webhooks: false, manage_billing: false, manage_members: false }
+    const noOwnerRights = { manage_owners: false, manage_identity_check: false, require_two_factor: false }
+
+    expect(await abilitiesOf(owner)).toEqual({ ...managerAbilities, ...ownerOnly, operate_instance: false })
+    expect(await abilitiesOf(admin)).toEqual({ ...managerAbilities, ...noOwnerRights, operate_instance: false })
+    expect(await abilitiesOf(member)).toEqual({ ...none, ...noOwnerRights, operate_instance: false })
+
+    // What /me denies, the routes refuse; what it grants, they serve.
+    await expectError(await member.fetch('/api/v1/keys'), 403, "Only the workspace's owners and admins can manage API keys.")
+    expect((await admin.fetch('/api/v1/keys')).status).toBe(200)
+    await expectError(await member.fetch('/api/v1/operator/orgs'), 403, 'Only the instance operator can do this.')
+  })
+
+  // (The operator's operate_instance: accounts-admin.test.ts, whose instance may have an operator.)
+  it('are all false without a workspace', async () => {
+    const leaver = await createSignedInUser(server, { orgId: acme.orgId, role: 'member' })
+    expect((await leaver.fetch(`/api/v1/members/${leaver.userId}`, { method: 'DELETE' })).status).toBe(204)
+    expect(await abilitiesOf(leaver)).toEqual({
+      manage_api_keys: false,
+      manage_webhooks: false,
+      manage_billing: false,
+      manage_members: false,
+      manage_owners: false,
+      manage_identity_check: false,
+      require_two_factor: false,
+      operate_instance: false,
+    })
+  })
+})
+
 describe('invitations', () => {
   it('invites by mail; a new person signs up through the link and joins, verified, with the offered role', async () => {
     const email = uniqueUserEmail('newcomer')

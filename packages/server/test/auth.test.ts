@@ -13,7 +13,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-const INVALID_KEY = { error: 'Invalid API key.' }
+const INVALID_KEY = { error: 'Invalid API key.', code: 'invalid_api_key' }
 const SOME_ID = '00000000-0000-4000-8000-000000000000'
 
 /** Every /api/v1 route, with a body where the route takes one. */
@@ -55,7 +55,7 @@ describe('an invalid key', () => {
     ['an unknown well-formed key', `sgn_live_${randomBytes(32).toString('hex')}`],
     ['a malformed key', 'not-a-key'],
     ['a key without its prefix', randomBytes(32).toString('hex')],
-  ])('%s answers exactly {"error":"Invalid API key."} on every route', async (_name, key) => {
+  ])('%s answers exactly {"error":"Invalid API key.","code":"invalid_api_key"} on every route', async (_name, key) => {
     for (const route of ROUTES) {
       const response = await server.request(route.path, { method: route.method, key, json: route.json })
       expect({ route: routeName(route), status: response.status, body: await bodyOf(response) }).toEqual({

@@ -1,7 +1,7 @@
 import { and, count, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { executeAdminCommand, parseAdminCommand } from '../src/admin/commands.ts'
-import type { Principal } from '../src/api-keys/api-keys.ts'
+import type { Principal } from '../src/actors/principal.ts'
 import { grantCredits } from '../src/billing/credits.ts'
 import { assertBulkAllowed, quoteUsage, type UsageRequest } from '../src/billing/metering.ts'
 import { documents, orgs, usageEvents, type Plan } from '../src/db/schema.ts'
@@ -88,7 +88,7 @@ describe('Free plan', () => {
     const refused = await send(org)
     expect(refused.status).toBe(402)
     const body = await bodyOf(refused)
-    expect(body).toEqual({ error: FREE_LIMIT_TEXT, upgrade_url: `http://signet.test/billing?org=${org.orgId}` })
+    expect(body).toEqual({ error: FREE_LIMIT_TEXT, code: 'payment_required', upgrade_url: `http://signet.test/billing?org=${org.orgId}` })
     const url = new URL(body.upgrade_url as string)
     expect(url.pathname).toBe('/billing')
     // The link works on this instance (PUBLIC_URL is http://signet.test; fetch the same path here).
@@ -117,7 +117,7 @@ describe('Free plan', () => {
     expect(await sendMany(org, 3)).toEqual([201, 201, 201])
     expect(await admin({ name: 'credits.grant', orgId: org.orgId, packs: 1 })).toEqual({ org_id: org.orgId, credits_granted: 25, credit_balance: 25 })
     expect(await sendMany(org, 25)).toEqual(Array.from({ length: 25 }, () => 201))
-    expect(await bodyOf(await send(org))).toEqual({ error: FREE_LIMIT_TEXT, upgrade_url: `http://signet.test/billing?org=${org.orgId}` })
+    expect(await bodyOf(await send(org))).toEqual({ error: FREE_LIMIT_TEXT, code: 'payment_required', upgrade_url: `http://signet.test/billing?org=${org.orgId}` })
     expect(await usage(org)).toMatchObject({
       plan: 'free',
       period: '2031-02',
@@ -200,7 +200,7 @@ describe('metering is exact under concurrency', () => {
     const statuses = responses.map((r) => r.status).sort()
     expect(statuses).toEqual([...Array.from({ length: 3 }, () => 201), ...Array.from({ length: 17 }, () => 402)])
     for (const response of responses.filter((r) => r.status === 402)) {
-      expect(await bodyOf(response)).toEqual({ error: FREE_LIMIT_TEXT, upgrade_url: `http://signet.test/billing?org=${org.orgId}` })
+      expect(await bodyOf(response)).toEqual({ error: FREE_LIMIT_TEXT, code: 'payment_required', upgrade_url: `http://signet.test/billing?org=${org.orgId}` })
     }
     expect(await documentCount(org.orgId)).toBe(3)
     expect(await usageRows(org.orgId)).toHaveLength(3)

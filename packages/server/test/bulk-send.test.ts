@@ -67,7 +67,7 @@ describe('POST /api/v1/documents/bulk-send', () => {
     const pro = await setupOrg(server, { plan: 'pro' })
     const response = await bulk({ template_id: pro.templateId, recipients: recipients(2) }, {}, server, pro.apiKey)
     expect(response.status).toBe(402)
-    expect(await bodyOf(response)).toEqual({ error: expect.stringMatching(/Team plan/) as unknown, upgrade: true })
+    expect(await bodyOf(response)).toEqual({ error: expect.stringMatching(/Team plan/) as unknown, code: 'payment_required', upgrade: true })
     expect((await bodyOf<Json>(await server.request('/api/v1/documents', { key: pro.apiKey }))).total).toBe(0)
   })
 

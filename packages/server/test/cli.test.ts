@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config.ts'
 import { openInstanceDatabase } from '../src/db/instance.ts'
 import { orgs } from '../src/db/schema.ts'
 import { createLogger } from '../src/lib/logger.ts'
-import { createServices } from '../src/services.ts'
+import { createServices } from '../src/compose-services.ts'
 import {
   cleanUpProcesses,
   makeTempDir,
@@ -142,7 +142,7 @@ describe('CLI against a running server', () => {
     expect(await runCliJson(dataDir, ['key', 'revoke', '--org', org.org_id, '--prefix', prefix])).toEqual({ revoked: 1 })
     const revoked = await server.request('/api/v1/templates', { key: second })
     expect(revoked.status).toBe(401)
-    expect(await revoked.json()).toEqual({ error: 'Invalid API key.' })
+    expect(await revoked.json()).toEqual({ error: 'Invalid API key.', code: 'invalid_api_key' })
     expect((await templates(org.api_key)).total).toBe(2)
 
     const again = await runCli(dataDir, ['key', 'revoke', '--org', org.org_id, '--prefix', prefix])

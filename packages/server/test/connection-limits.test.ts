@@ -71,7 +71,7 @@ describe('REQUEST_TIMEOUT_MS: the whole request must arrive in time', () => {
     }
     expect(sent).toBeLessThan(body.length - 1)
     expect(connection.received()).toMatch(/^HTTP\/1\.1 408 /)
-    expect(connection.received().split('\r\n\r\n')[1]).toBe('{"error":"The request did not arrive within REQUEST_TIMEOUT_MS; the connection is closed."}')
+    expect(connection.received().split('\r\n\r\n')[1]).toBe('{"error":"The request did not arrive within REQUEST_TIMEOUT_MS; the connection is closed.","code":"request_timeout"}')
     const list = await bodyOf<{ total: number }>(await server.request('/api/v1/documents', { key: org.apiKey }))
     expect(list.total).toBe(0)
   }, 20_000)
@@ -126,7 +126,7 @@ describe('requests that are not HTTP', () => {
     connection.socket.write('NOT HTTP AT ALL\r\n\r\n')
     await connection.closed
     expect(connection.received()).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n[\s\S]*content-type: application\/json; charset=utf-8\r\n/i)
-    expect(connection.received().split('\r\n\r\n')[1]).toBe('{"error":"The request is not valid HTTP."}')
+    expect(connection.received().split('\r\n\r\n')[1]).toBe('{"error":"The request is not valid HTTP.","code":"invalid_request"}')
   })
 
   it('answers 431 when the headers are too large', async () => {
@@ -134,7 +134,7 @@ describe('requests that are not HTTP', () => {
     connection.socket.write(`GET /healthz HTTP/1.1\r\nHost: signet.test\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)
     await connection.closed
     expect(connection.received()).toMatch(/^HTTP\/1\.1 431 /)
-    expect(connection.received().split('\r\n\r\n')[1]).toBe('{"error":"The request headers are too large."}')
+    expect(connection.received().split('\r\n\r\n')[1]).toBe('{"error":"The request headers are too large.","code":"headers_too_large"}')
   })
 })
 

@@ -67,10 +67,10 @@ describe('the dashboard under /app/', () => {
   it('does not answer a missing asset or a non-GET request with the page', async () => {
     const asset = await get('/app/assets/index-00000000.js')
     expect(asset.response.status).toBe(404)
-    expect(JSON.parse(asset.body)).toEqual({ error: 'No route for GET /app/assets/index-00000000.js.' })
+    expect(JSON.parse(asset.body)).toEqual({ error: 'No route for GET /app/assets/index-00000000.js.', code: 'not_found' })
     const post = await server.request('/app/login', { method: 'POST', json: {} })
     expect(post.status).toBe(404)
-    expect(await post.json()).toEqual({ error: 'No route for POST /app/login.' })
+    expect(await post.json()).toEqual({ error: 'No route for POST /app/login.', code: 'not_found' })
   })
 
   it('never serves a file from outside the build', async () => {

@@ -1,10 +1,25 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eq } from 'drizzle-orm'
 import { issueOperatorSetupLink } from '../src/accounts/operator-setup.ts'
-import { uniqueEmail } from './helpers/api.ts'
+import { executeAdminCommand } from '../src/admin/commands.ts'
+import { orgs } from '../src/db/schema.ts'
+import { createSentDocument, uniqueEmail } from './helpers/api.ts'
+import { makePdf } from './helpers/pdf.ts'
 import { rgbaPng } from './helpers/png.ts'
 import { launchChromium } from './helpers/browser.ts'
-import { dashboardContext, linkFromMail, openDashboardPage, screenshotDashboardPage, sendTestEvent, seriousAccessibilityViolations, takeShownSigningSecret } from './helpers/dashboard.ts'
+import {
+  dashboardContext,
+  linkFromMail,
+  openDashboardPage,
+  PHONE,
+  screenshotDashboardPage,
+  sendTestEvent,
+  seriousAccessibilityViolations,
+  signedInDashboardContext,
+  takeShownSigningSecret,
+} from './helpers/dashboard.ts'
+import { createSignedInUser } from './helpers/session.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 import { startWebhookReceiver, verifyServiceSignature } from './helpers/webhook-receiver.ts'
 
@@ -58,12 +73,13 @@ describe('a new person', BROWSER_WALK, () => {
     await page.goto(await linkFromMail(server, person.email, '/app/verify-email?token='))
     await page.waitForURL(`${server.url}/app/`)
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
-    await page.getByText(`${person.workspace} · this month's usage`).waitFor()
-    await page.getByRole('heading', { name: 'Usage this period' }).waitFor()
+    await page.getByText(`${person.workspace} · this month's usage and the documents that need you`).waitFor()
+    await page.getByRole('heading', { name: 'Usage this month' }).waitFor()
     await page.getByText('No documents yet').waitFor()
-    // The first-run checklist: the e-mail is verified; a template and a key are still to do.
+    // The first-run steps: upload a template, place its fields, send a document — none done yet.
     await expect.poll(() => page.getByRole('heading', { name: 'Get started' }).isVisible()).toBe(true)
-    await page.getByText('1 of 3 done').waitFor()
+    await page.getByText('0 of 3 done').waitFor()
+    await page.getByText('Upload a template').waitFor()
     await expectAccessible('/')
   })
 
@@ -102,7 +118,7 @@ describe('a new person', BROWSER_WALK, () => {
 
     const refused = await server.request('/api/v1/templates', { key: apiKey })
     expect(refused.status).toBe(401)
-    expect(await refused.json()).toEqual({ error: expect.any(String) as unknown })
+    expect(await refused.json()).toEqual({ error: 'Invalid API key.', code: 'invalid_api_key' })
   })
 
   it('sees every settings page and the account page without an accessibility finding', async () => {
@@ -204,10 +220,35 @@ describe('the instance operator', BROWSER_WALK, () => {
     await orgRow.waitFor()
     expect(await seriousAccessibilityViolations(operatorPage), '/operator').toEqual([])
 
-    // Upgrade the person's workspace to Pro (webhooks need it) and grant it two credit packs.
+    // Upgrade the person's workspace to Pro (webhooks need it) while a search is still loading: the
+    // search's answer, read before the change, is held back until the change is confirmed.
+    let releaseSearch = () => {}
+    const searchReleased = new Promise<void>((resolve) => (releaseSearch = resolve))
+    let staleAnswerDelivered = () => {}
+    const staleAnswerShown = new Promise<void>((resolve) => (staleAnswerDelivered = resolve))
+    await operatorPage.route(
+      /\/api\/v1\/operator\/orgs\?.*search=/,
+      async (route) => {
+        const answer = await route.fetch()
+        await searchReleased
+        await route.fulfill({ response: answer })
+        staleAnswerDelivered()
+      },
+      { times: 1 },
+    )
+    const searchRequest = operatorPage.waitForRequest(/\/api\/v1\/operator\/orgs\?.*search=/)
+    await operatorPage.getByLabel('Search workspaces').fill(person.workspace)
+    await searchRequest
     await orgRow.getByRole('combobox', { name: `Plan of ${person.workspace}` }).click()
     await operatorPage.getByRole('option', { name: 'Pro' }).click()
+    const confirmPlan = operatorPage.getByRole('alertdialog', { name: `Move ${person.workspace} to the Pro plan?` })
+    expect(await seriousAccessibilityViolations(operatorPage), '/operator (plan change)').toEqual([])
+    await confirmPlan.getByRole('button', { name: 'Move to Pro' }).click()
+    await operatorPage.getByText(`${person.workspace} is now on the Pro plan`, { exact: true }).waitFor()
+    releaseSearch()
+    await staleAnswerShown
     await expect.poll(() => orgRow.getByRole('combobox').textContent()).toBe('Pro')
+    // Grant it two credit packs.
     await orgRow.getByRole('button', { name: `Grant credits to ${person.workspace}` }).click()
     const grant = operatorPage.getByRole('dialog', { name: `Grant credit packs to ${person.workspace}` })
     await grant.getByLabel('Packs').fill('2')
@@ -286,18 +327,40 @@ describe('the person, on the Pro plan', BROWSER_WALK, () => {
     await inviteePage.getByLabel('Password').fill('a long enough invitee passphrase')
     await inviteePage.getByRole('button', { name: 'Create account and join' }).click()
     await inviteePage.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
-    await inviteePage.getByText(`${person.workspace} · this month's usage`).waitFor()
+    await inviteePage.getByText(`${person.workspace} · this month's usage and the documents that need you`).waitFor()
     expect(inviteeProblems).toEqual([])
     await inviteeContext.close()
 
     await openDashboardPage(page, server, '/settings/members', 'Members')
     const row = page.getByRole('row', { name: /Grace Hopper/ })
     await expect.poll(() => row.getByRole('combobox').textContent()).toBe('Admin')
+    // The only owner is offered nothing on their own row: the last owner can neither step down nor leave.
+    const ownRow = page.getByRole('row', { name: new RegExp(`${person.name} \\(you\\)`) })
+    expect(await ownRow.getByRole('combobox').count()).toBe(0)
+    expect(await ownRow.getByRole('button').count()).toBe(0)
+  })
+
+  it('shows a plain member only the pages they may use, and no action on anyone', async () => {
+    const [workspace] = await server.services.db.select({ id: orgs.id }).from(orgs).where(eq(orgs.name, person.workspace))
+    const member = await createSignedInUser(server, { orgId: workspace?.id ?? '', role: 'member', name: 'Mia Member' })
+    const { context: memberContext, problems: memberProblems } = await signedInDashboardContext(browser, server, member.cookie)
+    const memberPage = await memberContext.newPage()
+    await openDashboardPage(memberPage, server, '/settings/members', 'Members')
+    const links = await memberPage.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()
+    expect(links).toEqual(['Overview', 'Documents', 'Send', 'Bulk send', 'Templates', 'Billing', 'Identity check', 'Members'])
+    await memberPage.getByRole('row', { name: /Mia Member \(you\)/ }).waitFor()
+    expect(await memberPage.getByRole('table', { name: 'Members' }).getByRole('button').count()).toBe(0)
+    expect(await memberPage.getByRole('table', { name: 'Members' }).getByRole('combobox').count()).toBe(0)
+    // An address typed by hand says why there is nothing to do.
+    await openDashboardPage(memberPage, server, '/settings/api-keys', 'Integration and API')
+    await memberPage.getByText('You cannot manage API keys in this workspace').waitFor()
+    expect(memberProblems).toEqual([])
+    await memberContext.close()
   })
 
   it('submits the identity check, which the operator approves after viewing the document', async () => {
     await openDashboardPage(page, server, '/settings/identity', 'Identity check')
-    await page.getByLabel('Legal name of the organisation').fill('Analytical Engines Ltd')
+    await page.getByLabel('Legal name').fill('Analytical Engines Ltd')
     const png = rgbaPng(2, 2, Buffer.alloc(2 * (1 + 2 * 4), 0x7f).fill(0, 0, 1).fill(0, 9, 10))
     await page.getByLabel('ID document').setInputFiles({ name: 'register-extract.png', mimeType: 'image/png', buffer: png })
     await page.getByRole('button', { name: 'Submit for review' }).click()
@@ -385,6 +448,80 @@ describe('the person, on the Pro plan', BROWSER_WALK, () => {
       await screenshotDashboardPage(browser, context, server, path, name)
     }
     expect(problems).toEqual([])
+  })
+})
+
+describe('every page on a phone', BROWSER_WALK, () => {
+  /** Opens each path at 390 px; returns what is wider than the screen and axe's serious or critical findings. */
+  async function sweep(phonePage: Page, pages: [string, string | undefined][]): Promise<string[]> {
+    const found: string[] = []
+    for (const [path, heading] of pages) {
+      await openDashboardPage(phonePage, server, path, heading)
+      const { scrollWidth, innerWidth } = await phonePage.evaluate(() => ({ scrollWidth: document.scrollingElement?.scrollWidth ?? 0, innerWidth: window.innerWidth }))
+      if (scrollWidth > innerWidth) found.push(`${path} is ${scrollWidth} px wide`)
+      found.push(...(await seriousAccessibilityViolations(phonePage)).map((finding) => `${path}: ${finding}`))
+    }
+    return found
+  }
+
+  it('fits every dashboard page into 390 px with no serious or critical accessibility finding', async () => {
+    const [workspace] = await server.services.db.select({ id: orgs.id }).from(orgs).where(eq(orgs.name, person.workspace))
+    const orgId = workspace?.id ?? ''
+    const template = await server.createTemplate(orgId)
+    const { api_key: apiKey } = (await executeAdminCommand(server.services, { name: 'key.create', orgId })) as { api_key: string }
+    const documentId = await createSentDocument(server, { orgId, apiKey, templateId: template.id })
+
+    const { context: phone, problems: phoneProblems } = await dashboardContext(browser, PHONE)
+    await phone.addCookies(await context.cookies())
+    const phonePage = await phone.newPage()
+    // A PDF dropped on the Templates page is uploaded; until its fields are placed it says so and cannot be sent.
+    await openDashboardPage(phonePage, server, '/templates', 'Templates')
+    const pdf = Buffer.from(await makePdf(1)).toString('base64')
+    await phonePage.locator('main').evaluate((main, base64) => {
+      const transfer = new DataTransfer()
+      transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], 'Dropped lease.pdf', { type: 'application/pdf' }))
+      main.querySelector('h1')?.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }))
+      main.querySelector('h1')?.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }))
+    }, pdf)
+    await expect.poll(() => phonePage.getByLabel('Template name').inputValue()).toBe('Dropped lease')
+    await phonePage.getByRole('button', { name: 'Upload' }).click()
+    await phonePage.waitForURL(/\/app\/templates\/[0-9a-f-]{36}$/)
+    await openDashboardPage(phonePage, server, '/templates', 'Templates')
+    const dropped = phonePage.getByRole('listitem').filter({ hasText: 'Dropped lease' })
+    await dropped.getByText('No fields yet').waitFor()
+    const send = dropped.getByRole('button', { name: 'Send Dropped lease: place its fields first' })
+    expect(await send.isDisabled()).toBe(true)
+    await dropped.getByRole('link', { name: 'Edit the fields of Dropped lease' }).waitFor()
+
+    const found = await sweep(phonePage, [
+      ['/', 'Overview'],
+      ['/documents', 'Documents'],
+      [`/documents/${documentId}`, undefined],
+      ['/send', 'Send a document'],
+      ['/bulk-send', 'Bulk send'],
+      ['/templates', 'Templates'],
+      [`/templates/${template.id}`, undefined],
+      ['/settings/api-keys', 'Integration and API'],
+      ['/settings/webhooks', 'Webhooks'],
+      ['/settings/billing', 'Billing'],
+      ['/settings/identity', 'Identity check'],
+      ['/settings/members', 'Members'],
+      ['/account', 'Account'],
+      ['/account/security', undefined],
+    ])
+    const { context: operatorPhone } = await dashboardContext(browser, PHONE)
+    await operatorPhone.addCookies(await operatorPage.context().cookies())
+    found.push(...(await sweep(await operatorPhone.newPage(), [['/operator', 'Operator']])))
+    const { context: signedOut } = await dashboardContext(browser, PHONE)
+    found.push(
+      ...(await sweep(await signedOut.newPage(), [
+        ['/login', 'Log in'],
+        ['/forgot-password', 'Forgot your password?'],
+      ])),
+    )
+    expect(found).toEqual([])
+    expect(phoneProblems).toEqual([])
+    await Promise.all([phone.close(), operatorPhone.close(), signedOut.close()])
   })
 })
 

@@ -144,7 +144,7 @@ describe('the template field editor', () => {
     }
 
     await page.goto(`${server.url}/app/templates`)
-    await page.getByRole('link', { name: 'Two-page agreement' }).waitFor()
+    await page.getByRole('link', { name: 'Edit the fields of Two-page agreement' }).waitFor()
     await expectAccessible(page, '/templates')
     await shoot(page, 'templates')
     await page.close()
@@ -251,7 +251,7 @@ describe('a rotated page with a CropBox', () => {
 })
 
 describe('sending, the documents pages and bulk send', () => {
-  it("shows the server's error beside the field, sends, then finds, resends and voids the document", { timeout: 90_000 }, async () => {
+  it('places an error under the control its field points at, in words for people; sends, then finds, resends and voids the document', { timeout: 90_000 }, async () => {
     const page = await context.newPage()
     const { id: templateId } = await server.createTemplate(orgId, {
       name: 'Two-party lease',
@@ -266,8 +266,12 @@ describe('sending, the documents pages and bulk send', () => {
     await party1.getByRole('textbox', { name: 'E-mail' }).fill('not-an-address')
     await party2.getByRole('textbox', { name: 'E-mail' }).fill('tenant.two@example.com')
     await party2.getByRole('textbox', { name: 'Name' }).fill('Tenant Two')
+    const refusal = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/v1/documents')
     await page.getByRole('button', { name: 'Send for signature' }).click()
-    await expect.poll(() => party1.getByRole('alert').textContent()).toBe('signers[0].email must be a valid e-mail address')
+    // Placed from the body's field, in people's words rather than the API's text.
+    expect(await (await refusal).json()).toEqual({ error: 'signers[0].email must be a valid e-mail address', code: 'validation_failed', field: '/signers/0/email' })
+    await expect.poll(() => party1.getByRole('alert').textContent()).toBe('Enter a valid email address')
+    expect(await page.getByText('signers[0]').count()).toBe(0)
     expect(await party1.getByRole('textbox', { name: 'E-mail' }).getAttribute('aria-invalid')).toBe('true')
     expect(await party2.getByRole('textbox', { name: 'E-mail' }).getAttribute('aria-invalid')).toBeNull()
     await expectAccessible(page, '/send (with an error)')
@@ -289,22 +293,22 @@ describe('sending, the documents pages and bulk send', () => {
     await shoot(page, 'document')
 
     await page.goto(`${server.url}/app/documents`)
-    await page.getByLabel('Search').fill('TENANT.two@')
-    await page.getByRole('button', { name: 'Search', exact: true }).click()
+    await page.getByLabel('Search documents').fill('TENANT.two@')
     await page.waitForURL(/search=TENANT/)
     await page.getByRole('link', { name: 'Two-party lease' }).waitFor()
     await expectAccessible(page, '/documents')
     await shoot(page, 'documents')
-    await page.getByLabel('Search').fill('nobody-like-this@example.com')
-    await page.getByRole('button', { name: 'Search', exact: true }).click()
+    await page.getByLabel('Search documents').fill('nobody-like-this@example.com')
     await page.getByText('No documents match').waitFor()
 
-    await page.goBack()
+    // Typing replaces the address (no Back step per pause): clearing the search lists it again.
+    await page.getByLabel('Search documents').fill('')
     await page.getByRole('link', { name: 'Two-party lease' }).click()
-    await page.getByRole('button', { name: 'Void document' }).click()
+    await page.getByRole('button', { name: 'More actions' }).click()
+    await page.getByRole('menuitem', { name: 'Void document…' }).click()
     await page.getByRole('alertdialog').getByRole('button', { name: 'Void document' }).click()
     await page.getByText('Document voided', { exact: true }).waitFor()
-    await expect.poll(() => card(page, 'Status').textContent()).toContain('voided')
+    await expect.poll(() => card(page, 'Status').textContent()).toContain('Voided')
     await page.close()
   })
 
@@ -320,15 +324,16 @@ describe('sending, the documents pages and bulk send', () => {
 
     const page = await context.newPage()
     await page.goto(`${server.url}/app/documents/${documentId}`)
-    await card(page, 'Status').getByText('completed').waitFor()
+    await card(page, 'Status').getByText('Completed').waitFor()
     expect(await card(page, 'Signers').textContent()).toMatch(/Signed /)
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the signed PDF' }).click()])
+    // The completed document's primary action, in the header.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download', exact: true }).click()])
     const bytes = readFileSync(await download.path())
     expect(bytes.subarray(0, 5).toString()).toBe('%PDF-')
-    expect(download.suggestedFilename()).toBe('Consulting agreement.pdf')
+    expect(download.suggestedFilename()).toMatch(/^Consulting agreement — .+\.pdf$/)
     // Signed by its signer, not self-sealed: no standalone certificate or badge is offered.
     const files = card(page, 'Files and verification')
-    expect(await files.getByRole('button').allTextContents()).toEqual(['Download the signed PDF', 'Copy verification link'])
+    expect(await files.getByRole('button').allTextContents()).toEqual(['Copy verification link'])
     await page.getByText(`${server.url}/verify/${documentId}`).waitFor()
     await page.getByRole('button', { name: 'Copy verification link' }).waitFor()
     await expectAccessible(page, '/documents/$id (completed)')
@@ -354,7 +359,7 @@ describe('sending, the documents pages and bulk send', () => {
     const counts = page.locator('dl[role="status"]')
     expect((await counts.textContent())?.replace(/\s+/g, ' ')).toBe('Sent2Skipped for cap0Skipped for time0Not sent (error)0')
     const listed = (await (await server.request('/api/v1/documents?status=sent&search=cy@example.com', { key: apiKey })).json()) as { documents: { title: string }[] }
-    expect(listed.documents.map((d) => d.title)).toEqual(['Newsletter consent'])
+    expect(listed.documents.map((d) => d.title)).toEqual(['Newsletter consent — Cy, Jr.'])
     await page.close()
   })
 })

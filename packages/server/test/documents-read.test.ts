@@ -42,23 +42,28 @@ describe('GET /api/v1/documents', () => {
     expect(await list(org.apiKey)).toEqual({ documents: [], total: 0, limit: 20, offset: 0, has_more: false })
   })
 
-  test('list items are exactly {id, title, status, is_verified_badge, created_at, updated_at, expires_at}', async () => {
+  test("list items are the spec's {id, title, status, is_verified_badge, created_at, updated_at, expires_at} and the recipients and progress extensions", async () => {
     const org = await setupOrg(server)
+    const email = uniqueEmail()
     const response = await postDocument(server, org.apiKey, {
       template_id: org.templateId,
-      signer: { email: uniqueEmail() },
+      signer: { email },
       expires_at: '2099-06-30T12:00:00Z',
     })
     const { id } = await bodyOf<{ id: string }>(response)
     const [item] = (await list(org.apiKey)).documents
     expect(item).toEqual({
       id,
-      title: 'Test Agreement',
+      title: `Test Agreement — ${email}`,
       status: 'sent',
       is_verified_badge: false,
       created_at: expect.stringMatching(ISO_MILLIS) as unknown,
       updated_at: expect.stringMatching(ISO_MILLIS) as unknown,
       expires_at: '2099-06-30T12:00:00.000Z',
+      voided_reason: null,
+      recipients: [{ id: expect.stringMatching(UUID) as unknown, name: null, email, status: 'pending', role: 0 }],
+      signed_count: 0,
+      signer_count: 1,
     })
   })
 
@@ -184,11 +189,13 @@ describe('GET /api/v1/documents/{id}', () => {
     const body = await bodyOf<{ created_at: string; updated_at: string }>(response)
     expect(body).toEqual({
       id,
-      title: 'Partnership',
+      // The default title names the first signer given.
+      title: 'Partnership — Bob',
       status: 'sent',
       created_at: expect.stringMatching(ISO_MILLIS) as unknown,
       updated_at: expect.stringMatching(ISO_MILLIS) as unknown,
       expires_at: null,
+      voided_reason: null,
       signed_pdf_status: null,
       signed_pdf_error: null,
       signers: given.map((s) => ({

@@ -21,15 +21,18 @@ const statusOf = async (id: string) => (await bodyOf(await server.request(`/api/
 const NOT_VOIDABLE = /only documents out for signature .*can be voided/i
 
 describe('POST /api/v1/documents/{id}/void', () => {
-  test('voids a sent document once; a second void is 400', async () => {
+  test('voids a sent document once, voided_reason says the sender did; a second void is 400', async () => {
     const id = await createSentDocument(server, org)
+    expect((await bodyOf(await server.request(`/api/v1/documents/${id}`, { key: org.apiKey }))).voided_reason).toBeNull()
     const response = await voidDocument(id)
     expect(response.status).toBe(200)
     expect(await bodyOf(response)).toEqual({ success: true })
-    const read = await bodyOf<{ status: string; created_at: string; updated_at: string }>(
+    const read = await bodyOf<{ status: string; voided_reason: string | null; created_at: string; updated_at: string }>(
       await server.request(`/api/v1/documents/${id}`, { key: org.apiKey }),
     )
-    expect(read.status).toBe('voided')
+    expect(read).toMatchObject({ status: 'voided', voided_reason: 'sender' })
+    const listed = await bodyOf<{ documents: { id: string; voided_reason: string | null }[] }>(await server.request('/api/v1/documents?status=voided', { key: org.apiKey }))
+    expect(listed.documents.find((d) => d.id === id)?.voided_reason).toBe('sender')
     expect(Date.parse(read.updated_at)).toBeGreaterThanOrEqual(Date.parse(read.created_at))
 
     await expectError(await voidDocument(id), 400, NOT_VOIDABLE)
@@ -102,7 +105,7 @@ describe('POST /api/v1/documents/{id}/void', () => {
 
     // Mail is delivered concurrently, so the cancellation may arrive before the invitation.
     const cancellation = (await server.mail.waitFor(waiting, 2)).find((m) => m.subject?.includes('cancelled'))
-    expect(cancellation?.subject).toBe('"Joint venture" has been cancelled')
+    expect(cancellation?.subject).toBe('"Joint venture — Wendy" has been cancelled')
     expect(cancellation?.text).toContain('Hello Wendy,')
     const toSigned = await server.services.db
       .select({ subject: outboundEmails.subject })

@@ -31,7 +31,7 @@ function templatesFrom(server: TestServer, from: string, key: string, headers: R
 }
 
 const unknownKey = () => `sgn_live_${randomBytes(32).toString('hex')}`
-const INVALID_KEY: Answer = { status: 401, retryAfter: undefined, body: { error: 'Invalid API key.' } }
+const INVALID_KEY: Answer = { status: 401, retryAfter: undefined, body: { error: 'Invalid API key.', code: 'invalid_api_key' } }
 
 async function failTimes(times: number, send: () => Promise<Answer>): Promise<void> {
   for (let i = 0; i < times; i++) expect(await send()).toEqual(INVALID_KEY)
@@ -42,7 +42,7 @@ function expectRefused(answer: Answer): void {
   const wait = Number(answer.retryAfter)
   expect(wait).toBeGreaterThanOrEqual(1)
   expect(wait).toBeLessThanOrEqual(FAILED_LOOKUP_WINDOW_MS / 1000)
-  expect(answer.body).toEqual({ error: `Too many requests with an invalid API key from your address. Try again in ${wait} second${wait === 1 ? '' : 's'}.` })
+  expect(answer.body).toEqual({ error: `Too many requests with an invalid API key from your address. Try again in ${wait} second${wait === 1 ? '' : 's'}.`, code: 'rate_limited' })
 }
 
 describe('failed API-key lookups per client address (FAILED_AUTH_PER_MINUTE=3)', () => {

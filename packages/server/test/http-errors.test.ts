@@ -155,6 +155,6 @@ describe('responses', () => {
   test('errors are JSON', async () => {
     const response = await server.request('/api/v1/documents/123', { key: org.apiKey })
     expect(response.headers.get('content-type')).toMatch(/^application\/json/)
-    expect(await bodyOf(response)).toEqual({ error: 'Document not found.' })
+    expect(await bodyOf(response)).toEqual({ error: 'Document not found.', code: 'not_found' })
   })
 })

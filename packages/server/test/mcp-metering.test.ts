@@ -175,7 +175,7 @@ describe('Free', () => {
       // REST says the same in its 402.
       const rest = await restCreate(org)
       expect(rest.status).toBe(402)
-      expect(await bodyOf(rest)).toEqual({ error: FREE_LIMIT_TEXT, upgrade_url: upgradeUrl })
+      expect(await bodyOf(rest)).toEqual({ error: FREE_LIMIT_TEXT, code: 'payment_required', upgrade_url: upgradeUrl })
       expect(await statusOf(server.request(upgradeUrl.replace('http://signet.test', '')))).toBe(200)
       expect(await ledger(org.orgId)).toEqual({ 'rest send included': 1, 'mcp seal included': 2 })
 

@@ -301,7 +301,8 @@ describe('each tool, success', () => {
     const downloadUrl = `http://signet.test/api/v1/documents/${documentId}/signed-file`
     expect(structured).toEqual({
       document_id: documentId,
-      filename: 'Consulting Agreement (signed).pdf',
+      // The default title names the first signer: the file name keeps the address, the dash plain.
+      filename: expect.stringMatching(/^Consulting Agreement - signer\.\w+@example\.com \(signed\)\.pdf$/) as unknown,
       size_bytes: pdf.byteLength,
       sha256: sha256(pdf),
       download_url: downloadUrl,
@@ -733,7 +734,7 @@ describe('agent-triggered', () => {
     const { pdf } = await agentCompletedDocument()
     const text = runOnPdf(pdf, 'pdftotext', (file) => ['-enc', 'UTF-8', file, '-']).replace(/\s+/g, ' ')
     expect(text).toContain('An AI agent for')
-    expect(text).toContain('An AI agent for Acme Agents, through the agent-tool endpoint (MCP), with an API key')
+    expect(text).toContain('An AI agent for Acme Agents, through the agent-tool endpoint (MCP) · API key')
 
     // A document sent over REST and signed the same way does not say so.
     const template = await server.createTemplate(org.orgId, { name: 'REST Agreement', fields: richFields([0]) })
@@ -747,7 +748,7 @@ describe('agent-triggered', () => {
     expect(await statusOf(signer.finish(valuesFor(0)))).toBe(200)
     const { result } = await waitForSignedFile(agent, id)
     const restText = runOnPdf(resourceOf(result).bytes, 'pdftotext', (file) => ['-enc', 'UTF-8', file, '-']).replace(/\s+/g, ' ')
-    expect(restText).toContain('Acme Agents, with an API key')
+    expect(restText).toContain('Acme Agents · API key')
     expect(restText).not.toContain('AI agent')
   })
 })

@@ -34,6 +34,7 @@ const OPERATIONS = [
   ['post', '/api/v1/documents'],
   ['post', '/api/v1/documents/bulk-send'],
   ['get', '/api/v1/documents'],
+  ['get', '/api/v1/documents/counts'],
   ['get', '/api/v1/documents/{id}'],
   ['post', '/api/v1/documents/{id}/void'],
   ['get', '/api/v1/documents/{id}/signed-file'],

@@ -60,7 +60,7 @@ describe('POST /api/v1/documents: 60 per hour per org', () => {
     const refused = await send(org)
     expect(refused.status).toBe(429)
     const { t } = rateLimitOf(refused)
-    expect(await bodyOf(refused)).toEqual({ error: `Rate limit exceeded. Try again in ${Math.ceil(t / 60)} minutes.` })
+    expect(await bodyOf(refused)).toEqual({ error: `Rate limit exceeded. Try again in ${Math.ceil(t / 60)} minutes.`, code: 'rate_limited' })
     expect(refused.headers.get('retry-after')).toBe(String(t))
     expect(refused.headers.get('ratelimit-policy')).toBe('"create";q=60;w=3600')
     expect(rateLimitOf(refused)).toMatchObject({ policy: 'create', r: 0 })
@@ -234,7 +234,7 @@ describe.runIf(process.env.DATABASE_URL)('two server processes sharing one Postg
     expect(responses.every((r) => r.headers.get('ratelimit-policy') === `"create";q=${LIMIT};w=3600`)).toBe(true)
     for (const response of responses.filter((r) => r.status === 429)) {
       expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0)
-      expect(await response.json()).toEqual({ error: expect.stringMatching(/^Rate limit exceeded\. Try again in \d+ (minutes?|seconds?)\.$/) as unknown })
+      expect(await response.json()).toEqual({ error: expect.stringMatching(/^Rate limit exceeded\. Try again in \d+ (minutes?|seconds?)\.$/) as unknown, code: 'rate_limited' })
     }
     // The processes counted one sequence between them: each remaining value once.
     const remaining = responses.filter((r) => r.status === 201).map((r) => rateLimitOf(r).r)

@@ -72,7 +72,7 @@ describe('finding 1: one unauthenticated request froze every tenant', () => {
       const body = nested(8 * MB)
       const { answers, slowestMs } = await flood(times(3, () => ({ path: `/sign/${unknownToken()}/finish`, body })))
       for (const answer of answers) {
-        expect(answer).toEqual({ status: 404, body: { error: 'This signing link is not valid. Check that you copied the whole link from your e-mail.' } })
+        expect(answer).toEqual({ status: 404, body: { error: 'This signing link is not valid. Check that you copied the whole link from your e-mail.', code: 'not_found' } })
       }
       expect(slowestMs).toBeLessThan(HEALTHY_MS)
     },

@@ -6,7 +6,8 @@ import { verifyPdf } from '@signet/verify'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { buildFontCoverage, FONT_COVERAGE_COMMAND, FONT_COVERAGE_FILE } from '../scripts/font-coverage.ts'
 import type { TemplateField } from '../src/db/schema.ts'
-import { renderSealCertificatePdf, type SealCertificateFacts } from '../src/seal/seal-certificate.ts'
+import { renderSealCertificatePdf } from '../src/seal/seal-certificate.ts'
+import type { SealCertificateFacts } from '../src/seal/seal-certificate-facts.ts'
 import { renderSignedPdf, type CertificateDetails, type RenderedFieldValue } from '../src/signing/signed-pdf.ts'
 import { bodyOf, expectError, setupOrg, type TestOrg } from './helpers/api.ts'
 import { makePdf } from './helpers/pdf.ts'
@@ -140,7 +141,7 @@ function certificate(overrides: Partial<CertificateDetails> = {}): CertificateDe
     documentId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
     title: 'Mutual non-disclosure agreement',
     orgName: 'Acme Corp',
-    sentBy: 'Acme Corp, with an API key',
+    sentBy: 'Acme Corp · API key',
     originalSha256: 'ab'.repeat(32),
     completedAt: new Date('2025-03-02T08:00:01Z'),
     signers: SCRIPTS.map((script, i) => ({
@@ -153,7 +154,7 @@ function certificate(overrides: Partial<CertificateDetails> = {}): CertificateDe
       viewedAt: new Date('2025-03-01T10:00:00Z'),
       signedAt: new Date('2025-03-01T10:05:12Z'),
     })),
-    auditTrail: [{ seq: 1, type: 'document.created', occurredAt: new Date('2025-03-01T09:00:00Z'), actor: null, ip: null }],
+    auditTrail: [{ seq: 1, type: 'document.sent', occurredAt: new Date('2025-03-01T09:00:00Z'), actor: null, ip: null }],
     auditHeadHash: 'cd'.repeat(32),
     ...overrides,
   }

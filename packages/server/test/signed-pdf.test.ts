@@ -97,14 +97,14 @@ function certificate(overrides: Partial<CertificateDetails> = {}): CertificateDe
     documentId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
     title: 'Mutual non-disclosure agreement',
     orgName: 'Acme Corp',
-    sentBy: 'Acme Corp, with an API key',
+    sentBy: 'Acme Corp · API key',
     originalSha256: sha256(Buffer.from('original')),
     completedAt: new Date('2025-03-02T08:00:01.250Z'),
     signers: [
       {
         name: 'Zoë Ødegård',
         email: 'zoe@example.com',
-        role: 1,
+        role: 0,
         authMethod: 'E-mail link',
         ip: '203.0.113.5',
         userAgent: `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) ${'VeryLongToken/1.0 '.repeat(20)}`,
@@ -114,7 +114,7 @@ function certificate(overrides: Partial<CertificateDetails> = {}): CertificateDe
       {
         name: 'Иван Петров 李雷 😀',
         email: 'ivan@example.com',
-        role: 2,
+        role: 1,
         authMethod: 'E-mail link + one-time e-mail code',
         ip: '2001:db8::7334',
         userAgent: null,
@@ -123,10 +123,10 @@ function certificate(overrides: Partial<CertificateDetails> = {}): CertificateDe
       },
     ],
     auditTrail: [
-      { seq: 1, type: 'document.created', occurredAt: new Date('2025-03-01T09:00:00Z'), actor: null, ip: null },
-      { seq: 2, type: 'document.sent', occurredAt: new Date('2025-03-01T09:00:01Z'), actor: null, ip: null },
-      { seq: 3, type: 'signer.signed', occurredAt: new Date('2025-03-01T10:05:12Z'), actor: 'zoe@example.com', ip: '203.0.113.5' },
-      { seq: 4, type: 'signer.signed', occurredAt: new Date('2025-03-02T08:00:00Z'), actor: 'ivan@example.com', ip: '2001:db8::7334' },
+      { seq: 1, type: 'document.sent', occurredAt: new Date('2025-03-01T09:00:00Z'), actor: null, ip: null },
+      { seq: 2, type: 'signer.invitation_resent', occurredAt: new Date('2025-03-01T09:00:01Z'), actor: null, ip: null },
+      { seq: 3, type: 'document.signed', occurredAt: new Date('2025-03-01T10:05:12Z'), actor: 'zoe@example.com', ip: '203.0.113.5' },
+      { seq: 4, type: 'document.signed', occurredAt: new Date('2025-03-02T08:00:00Z'), actor: 'ivan@example.com', ip: '2001:db8::7334' },
     ],
     auditHeadHash: sha256(Buffer.from('head')),
     ...overrides,
@@ -279,10 +279,11 @@ describe.runIf(haveTools('qpdf', 'pdftotext', 'pdftoppm'))('renderSignedPdf, che
       'Zoë Ødegård',
       'zoe@example.com',
       'ivan@example.com',
+      'Party 1',
       'Party 2',
       'E-mail link + one-time e-mail code',
       '2001:db8::7334',
-      'signer.signed',
+      'Invitation sent again',
       '2025-03-01',
       'Acme Corp, Director of Operations',
     ]) {
@@ -448,7 +449,7 @@ describe.runIf(haveTools('qpdf', 'pdftotext', 'pdftoppm'))('renderSignedPdf, che
   test('a long audit trail continues on further certificate pages', async () => {
     const auditTrail = Array.from({ length: 150 }, (_, i) => ({
       seq: i + 1,
-      type: i % 2 ? 'signer.viewed' : 'reminder.sent',
+      type: i % 2 ? ('document.viewed' as const) : ('signer.invitation_resent' as const),
       occurredAt: new Date(Date.UTC(2025, 2, 1, 9, i)),
       actor: i % 2 ? 'zoe@example.com' : null,
       ip: null,

@@ -2,7 +2,7 @@ import { deflateSync } from 'node:zlib'
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkAuditChain, readAuditTrail } from '../src/audit/audit-trail.ts'
-import { auditEvents, outboundEmails } from '../src/db/schema.ts'
+import { auditEvents, outboundEmails, signers as signerRows } from '../src/db/schema.ts'
 import { bodyOf, expectError, setupOrg, type Json, type TestOrg } from './helpers/api.ts'
 import { PNG_SIGNATURE, pngChunk } from './helpers/png.ts'
 import { makePng, pngDataUrl, sendForSigning, valuesFor } from './helpers/signing.ts'
@@ -100,6 +100,23 @@ describe('two signers sign a document', () => {
   })
 })
 
+describe('the date field', () => {
+  /** The date field's value as stored for the signed PDF, after the one signer finishes with `locale`. */
+  async function signedDate(locale?: string) {
+    const { documentId, signers } = await sendForSigning(server, org, { roles: [0] })
+    expect((await signers[0]!.finish(valuesFor(0), locale)).status).toBe(200)
+    const [stored] = await server.services.db.select({ values: signerRows.fieldValues }).from(signerRows).where(eq(signerRows.documentId, documentId))
+    return Object.values(stored?.values ?? {}).find((value) => value.type === 'date')
+  }
+
+  it("is filled with the server's UTC day in the locale the signer page sends, and as yyyy-mm-dd without one", async () => {
+    const today = new Date()
+    // "26. November 2026": the day, the month in words, the year, as a German reader writes them.
+    expect(await signedDate('de-DE')).toEqual({ type: 'date', text: expect.stringMatching(new RegExp(`^${today.getUTCDate()}\\. \\p{L}+ ${today.getUTCFullYear()}$`, 'u')) as unknown })
+    expect(await signedDate()).toEqual({ type: 'date', text: today.toISOString().slice(0, 10) })
+  })
+})
+
 describe('concurrency', () => {
   it('completes a document exactly once when both signers finish at the same instant (30 runs)', async () => {
     for (let run = 0; run < 30; run++) {
@@ -128,7 +145,7 @@ describe('decline and void', () => {
     expect(await (await second.page()).text()).toContain('This document was declined')
     expect(await (await first.page()).text()).toContain('You declined this document')
     const mails = await server.mail.waitFor(second.email, 2)
-    expect(mails.map((m) => m.subject)).toContain('"Test Agreement" was declined')
+    expect(mails.map((m) => m.subject)).toContainEqual(expect.stringMatching(/^"Test Agreement — [^"]+" was declined$/))
     const trail = await readAuditTrail(server.services.db, documentId)
     expect(trail.find((e) => e.type === 'document.declined')?.data).toEqual({ reason: 'The fee is wrong' })
   })

@@ -53,7 +53,7 @@ describe('POST /api/v1/webhooks', () => {
     expect(stored).toMatchObject({ orgId: org.orgId, url, secret: body.secret, enabled: true, deletedAt: null })
 
     const list = await bodyOf(await server.request('/api/v1/webhooks', { key: org.apiKey }))
-    expect(list).toEqual({ webhooks: [{ id: body.id, url, enabled: true, created_at: body.created_at }] })
+    expect(list).toEqual({ webhooks: [{ id: body.id, url, enabled: true, created_at: body.created_at }], private_addresses_allowed: true })
     expect(JSON.stringify(list)).not.toContain('whsec_')
   })
 
@@ -70,8 +70,8 @@ describe('POST /api/v1/webhooks', () => {
     const free = await setupOrg(server, { plan: 'free' })
     const response = await register(server, free, `${receiver.url}/free`)
     expect(response.status).toBe(402)
-    expect(await bodyOf(response)).toEqual({ error: expect.stringMatching(/Pro plan/) as unknown, upgrade: true })
-    expect(await bodyOf(await server.request('/api/v1/webhooks', { key: free.apiKey }))).toEqual({ webhooks: [] })
+    expect(await bodyOf(response)).toEqual({ error: expect.stringMatching(/Pro plan/) as unknown, code: 'payment_required', upgrade: true })
+    expect(await bodyOf(await server.request('/api/v1/webhooks', { key: free.apiKey }))).toEqual({ webhooks: [], private_addresses_allowed: true })
     for (const plan of ['pro', 'team'] as const) {
       expect((await register(server, await setupOrg(server, { plan }), `${receiver.url}/${plan}`)).status).toBe(201)
     }
@@ -122,6 +122,11 @@ describe('SSRF guard (WEBHOOK_ALLOW_PRIVATE unset)', () => {
     const org = await setupOrg(guarded)
     const text = await expectError(await register(guarded, org, url()), 400, message)
     expect(text).toMatch(/^The webhook URL is refused: .* Webhooks may only be sent to public addresses\.$/)
+  })
+
+  it('tells the dashboard that private addresses are refused, so its hint says what the server does', async () => {
+    const org = await setupOrg(guarded)
+    expect(await bodyOf(await guarded.request('/api/v1/webhooks', { key: org.apiKey }))).toEqual({ webhooks: [], private_addresses_allowed: false })
   })
 
   it('checks again at delivery time: an endpoint that reaches a private address gets nothing', async () => {
@@ -270,7 +275,7 @@ describe('managing endpoints', () => {
 
   it("hides an org's endpoints from every other org (404, as for a missing id)", async () => {
     const endpoint = await registered(org)
-    expect(await bodyOf(await server.request('/api/v1/webhooks', { key: other.apiKey }))).toEqual({ webhooks: [] })
+    expect(await bodyOf(await server.request('/api/v1/webhooks', { key: other.apiKey }))).toEqual({ webhooks: [], private_addresses_allowed: true })
     const attempts: [string, string, unknown?][] = [
       ['DELETE', `/api/v1/webhooks/${endpoint.id}`],
       ['POST', `/api/v1/webhooks/${endpoint.id}/rotate-secret`],

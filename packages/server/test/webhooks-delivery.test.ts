@@ -367,7 +367,7 @@ describe('endpoint lifecycle and plans', () => {
       .values({ endpointId: endpoint.id, orgId: org.orgId, event: 'document.viewed', payload: '{}', nextAttemptAt: new Date(Date.now() + 60_000) })
       .returning()
     const conflict = await redeliver(queued?.id)
-    expect({ status: conflict.status, body: await bodyOf(conflict) }).toEqual({ status: 409, body: { error: 'This delivery is already queued or being sent.' } })
+    expect({ status: conflict.status, body: await bodyOf(conflict) }).toEqual({ status: 409, body: { error: 'This delivery is already queued or being sent.', code: 'conflict' } })
     await server.request(`/api/v1/webhooks/${endpoint.id}`, { method: 'DELETE', key: org.apiKey })
   })
 

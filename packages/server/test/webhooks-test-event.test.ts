@@ -129,7 +129,7 @@ describe('POST /api/v1/webhooks/{id}/test', () => {
     const free = await setupOrg(server, { plan: 'free' })
     const response = await sendTest(server, free, endpoint.id)
     expect(response.status).toBe(402)
-    expect(await bodyOf(response)).toEqual({ error: 'Webhooks are available on the Pro plan and higher; this org is on the free plan.', upgrade: true })
+    expect(await bodyOf(response)).toEqual({ error: 'Webhooks are available on the Pro plan and higher; this org is on the free plan.', code: 'payment_required', upgrade: true })
   })
 })
 

@@ -1,5 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query'
 import { createRootRouteWithContext, createRoute, createRouter, Link, Outlet, redirect } from '@tanstack/react-router'
+import { preload } from './api/preload.ts'
 import { meQuery, instanceQuery } from './auth/session.ts'
 import { EmptyState } from './components/EmptyState.tsx'
 import { ErrorMessage } from './components/ErrorMessage.tsx'
@@ -7,9 +8,9 @@ import { Loading } from './components/Spinner.tsx'
 import { AccountPage } from './features/account/index.ts'
 import { ForgotPasswordPage, InvitationPage, LoginPage, ResetPasswordPage, SetupPage, SignUpPage, VerifyEmailPage } from './features/auth/index.ts'
 import { BulkSendPage } from './features/bulk-send/index.ts'
-import { DocumentDetailPage, DocumentsPage } from './features/documents/index.ts'
+import { DocumentDetailPage, documentCountsQuery, documentListQuery, documentQuery, DocumentsPage } from './features/documents/index.ts'
 import { OperatorPage } from './features/operator/index.ts'
-import { OverviewPage } from './features/overview/index.ts'
+import { OverviewPage, overviewLoads } from './features/overview/index.ts'
 import { SecurityPage } from './features/security/index.ts'
 import { SendPage } from './features/send/index.ts'
 import { ApiKeysPage, BillingPage, IdentityPage, MembersPage, WebhooksPage } from './features/settings/index.ts'
@@ -78,7 +79,11 @@ const signedInLayout = createRoute({
 })
 const child = <Path extends string>(path: Path) => ({ getParentRoute: () => signedInLayout, path })
 
-const overviewRoute = createRoute({ ...child('/'), component: OverviewPage })
+const overviewRoute = createRoute({
+  ...child('/'),
+  loader: ({ context: { queryClient } }) => preload(...overviewLoads(queryClient)),
+  component: OverviewPage,
+})
 const documentsRoute = createRoute({
   ...child('documents'),
   validateSearch: (search: Record<string, unknown>): { status?: string; search?: string; offset?: number } => ({
@@ -86,9 +91,17 @@ const documentsRoute = createRoute({
     search: optionalString(search, 'search'),
     offset: optionalNumber(search, 'offset'),
   }),
+  loaderDeps: ({ search }) => search,
+  // Awaited on hover too (defaultPreload 'intent'), so the page opens with its rows.
+  loader: ({ context: { queryClient }, deps }) => 
+    preload(queryClient.ensureQueryData(documentListQuery(deps)), queryClient.ensureQueryData(documentCountsQuery(deps.search))),
   component: DocumentsPage,
 })
-const documentRoute = createRoute({ ...child('documents/$id'), component: DocumentDetailPage })
+const documentRoute = createRoute({
+  ...child('documents/$id'),
+  loader: ({ context: { queryClient }, params }) => preload(queryClient.ensureQueryData(documentQuery(params.id))),
+  component: DocumentDetailPage,
+})
 const sendRoute = createRoute({
   ...child('send'),
   validateSearch: (search: Record<string, unknown>): { template?: string } => ({ template: optionalString(search, 'template') }),

@@ -58,6 +58,24 @@ const WorkspaceSummary = Type.Object(
   { additionalProperties: false },
 )
 
+const ability = (description: string) => Type.Boolean({ description })
+
+/** An extension of the spec: computed by accounts/roles.ts abilitiesOf; the server still checks each action itself. */
+export const Abilities = Type.Object(
+  {
+    manage_api_keys: ability('create and revoke API keys (owners and admins)'),
+    manage_webhooks: ability('add and remove webhook endpoints (owners and admins)'),
+    manage_billing: ability('change the spend cap (owners and admins; everyone sees usage)'),
+    manage_members: ability('invite members and change or remove them (owners and admins)'),
+    manage_owners: ability('make someone an owner or change an owner (owners)'),
+    manage_identity_check: ability("submit the workspace's identity check (owners)"),
+    require_two_factor: ability('turn on or off the rule that members sign in with a second factor (owners)'),
+    operate_instance: ability('use the Operator area (instance operators)'),
+  },
+  { additionalProperties: false, description: 'what the user may do in the workspace this session acts in (all false but operate_instance without one)' },
+)
+export type Abilities = Static<typeof Abilities>
+
 export const Me = Type.Object(
   {
     user: Type.Object(
@@ -66,6 +84,7 @@ export const Me = Type.Object(
     ),
     workspace: Type.Union([WorkspaceSummary, Type.Null()], { description: 'the workspace this session acts in; null when the user belongs to none' }),
     workspaces: Type.Array(WorkspaceSummary),
+    abilities: Abilities,
   },
   { additionalProperties: false },
 )

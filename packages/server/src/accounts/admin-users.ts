@@ -3,8 +3,8 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Db } from '../db/client.ts'
 import { memberships, orgs, passkeys, users, type WorkspaceRole } from '../db/schema.ts'
 import { AppError, notFound } from '../errors.ts'
-import { requireOrg } from '../orgs/orgs.ts'
-import { cleanName } from './me.ts'
+import { requireOrg } from '../orgs/require-org.ts'
+import { cleanName, insertWorkspace } from './me.ts'
 import { checkNewPassword, hashPassword } from './passwords.ts'
 import { endUserSessions } from './sessions.ts'
 import { normalizeEmail } from './account-context.ts'
@@ -47,7 +47,9 @@ export async function createUserAsOperator(
       .onConflictDoNothing({ target: users.email })
       .returning({ id: users.id })
     if (!user) throw new AppError('conflict', `${email} already has an account.`)
+    // As at sign-up, everyone starts in a workspace: the one named, or a new one of their own.
     if (input.orgId) await tx.insert(memberships).values({ orgId: input.orgId, userId: user.id, role: input.role ?? 'member', createdAt: now })
+    else await insertWorkspace(tx, { name: `${name}'s workspace`, ownerId: user.id })
     return user.id
   })
   return summaryOf(services.db, id)

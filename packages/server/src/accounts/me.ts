@@ -5,6 +5,7 @@ import { invalid, notFound } from '../errors.ts'
 import { isUuid } from '../lib/ids.ts'
 import { describeHiddenText, problemInName } from '../lib/visible-text.ts'
 import type { Me } from './accounts.schemas.ts'
+import { abilitiesOf } from './roles.ts'
 import type { SignedInSession } from './sessions.ts'
 import { limitWorkspaceCreation } from './workspace-limits.ts'
 
@@ -18,10 +19,12 @@ export async function presentMe(db: Db, userId: string, selectedOrgId: string | 
     .innerJoin(orgs, eq(orgs.id, memberships.orgId))
     .where(eq(memberships.userId, userId))
     .orderBy(asc(memberships.createdAt), asc(orgs.id))
+  const workspace = rows.find((row) => row.id === selectedOrgId) ?? null
   return {
     user: { id: user.id, email: user.email, name: user.name, is_operator: user.isOperator, email_verified: user.emailVerifiedAt !== null },
-    workspace: rows.find((row) => row.id === selectedOrgId) ?? null,
+    workspace,
     workspaces: rows,
+    abilities: abilitiesOf(workspace?.role ?? null, user.isOperator),
   }
 }
 

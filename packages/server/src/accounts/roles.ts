@@ -1,5 +1,6 @@
 import type { ActingUser, Actor } from '../actors/actor.ts'
 import type { WorkspaceRole } from '../db/schema.ts'
+import type { Abilities } from './accounts.schemas.ts'
 import { AppError } from '../errors.ts'
 
 /**
@@ -11,9 +12,11 @@ export function requireSignedIn(actor: Actor): ActingUser {
   return actor.user
 }
 
+const isManager = (role: WorkspaceRole | null | undefined): boolean => role === 'owner' || role === 'admin'
+
 /** Keys, webhooks, billing and members: owners and admins (and API keys) only. */
 export function requireManager(actor: Actor, what: string): void {
-  if (actor.user && actor.user.role === 'member') {
+  if (actor.user && !isManager(actor.user.role)) {
     throw new AppError('forbidden', `Only the workspace's owners and admins can manage ${what}.`)
   }
 }
@@ -35,3 +38,18 @@ export function requireOperator(actor: Actor): ActingUser {
   if (!user.isOperator) throw new AppError('forbidden', 'Only the instance operator can do this.')
   return user
 }
+
+/**
+ * What a signed-in person may do in the workspace they act in, by the rules above: GET /me's
+ * `abilities`, so the dashboard shows only what the server would allow.
+ */
+export const abilitiesOf = (role: WorkspaceRole | null, isOperator: boolean): Abilities => ({
+  manage_api_keys: isManager(role),
+  manage_webhooks: isManager(role),
+  manage_billing: isManager(role),
+  manage_members: isManager(role),
+  manage_owners: mayInvite(role, 'owner'),
+  manage_identity_check: role === 'owner',
+  require_two_factor: role === 'owner',
+  operate_instance: isOperator,
+})

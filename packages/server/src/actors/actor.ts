@@ -1,4 +1,4 @@
-import type { Principal } from '../api-keys/api-keys.ts'
+import type { Principal } from './principal.ts'
 import type { WorkspaceRole } from '../db/schema.ts'
 
 /** The doors a request comes through. Declared once: metering, audit and the certificate page read it from the Actor. */

@@ -36,10 +36,10 @@ export async function startAdminSocket(services: Services): Promise<{ close(): P
       .then((body) => executeAdminCommand(services, parseAdminCommand(JSON.parse(body))))
       .then((result) => reply(200, { result }))
       .catch((error: unknown) => {
-        if (error instanceof AppError) return reply(error.status, { error: error.message })
-        if (error instanceof SyntaxError) return reply(400, { error: 'Admin command is not valid JSON.' })
+        if (error instanceof AppError) return reply(error.status, error.body)
+        if (error instanceof SyntaxError) return reply(400, { error: 'Admin command is not valid JSON.', code: 'invalid_json' })
         services.logger.error({ err: error }, 'admin command failed')
-        reply(500, { error: 'Admin command failed; see the server log.' })
+        reply(500, { error: 'Admin command failed; see the server log.', code: 'internal_error' })
       })
   })
   await new Promise<void>((resolve, reject) => {

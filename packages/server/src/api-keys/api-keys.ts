@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
-import { apiKeys, orgs, type Plan } from '../db/schema.ts'
+import { apiKeys, orgs } from '../db/schema.ts'
 import { AppError, notFound } from '../errors.ts'
 import { digestsEqual, sha256Hex } from '../lib/crypto.ts'
 import { preparedPer } from '../lib/prepared.ts'
-import { requireOrg } from '../orgs/orgs.ts'
+import { requireOrg } from '../orgs/require-org.ts'
+import type { Principal } from '../actors/principal.ts'
 import type { FailedKeyLookups } from './failed-key-lookups.ts'
 import { PRINCIPALS_CHANGED_CHANNEL, type PrincipalCache } from './principal-cache.ts'
 
@@ -66,12 +67,6 @@ export async function revokeApiKey(db: Db, input: { orgId: string; prefix: strin
   })
   if (revoked === 0) throw notFound(`No active key with prefix ${prefix} in this org.`)
   return { revoked }
-}
-
-export interface Principal {
-  orgId: string
-  orgName: string
-  plan: Plan
 }
 
 const activeKeyByHash = preparedPer((db) =>

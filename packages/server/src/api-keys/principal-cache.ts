@@ -1,4 +1,4 @@
-import type { Principal } from './api-keys.ts'
+import type { Principal } from '../actors/principal.ts'
 import { KeyUses } from './key-uses.ts'
 
 /** The NOTIFY channel on which any process announces that cached principals may be stale. */

@@ -4,25 +4,11 @@ import type { Db } from '../db/client.ts'
 import { auditEvents } from '../db/schema.ts'
 import { sha256Hex } from '../lib/crypto.ts'
 import { enqueueWebhookDeliveries } from '../webhooks/enqueue.ts'
-import type { ActorAuthMethod } from '../actors/actor.ts'
+import { isWebhookEvent } from '../webhooks/webhook-events.ts'
+import type { AuditEventType, AuthMethod } from '@signet/vocabulary'
 
-/** The four events webhooks carry, plus what else the trail records. */
-export const WEBHOOK_EVENT_TYPES = ['document.viewed', 'document.signed', 'document.completed', 'document.declined'] as const
-export type AuditEventType =
-  | (typeof WEBHOOK_EVENT_TYPES)[number]
-  | 'document.sent'
-  | 'document.voided'
-  | 'document.expired'
-  | 'signer.invitation_resent'
-  | 'signer.code_sent'
-  | 'signer.code_verified'
-  | 'signer.code_rejected'
-  | 'signed_pdf.created'
-  | 'document.seal_requested'
-  | 'document.sealed'
-
-/** How the actor proved who they are. */
-export type AuthMethod = ActorAuthMethod | 'email_link' | 'email_link+email_code' | 'system'
+/** Every event the trail records and how its actor proved who they are: enums of the API, each with its words, in @signet/vocabulary. */
+export type { AuditEventType, AuthMethod } from '@signet/vocabulary'
 
 export interface AuditEventInput {
   type: AuditEventType
@@ -95,8 +81,6 @@ function chainRows(document: { id: string; orgId: string }, after: { seq: number
     return { ...row, hash: prevHash }
   })
 }
-
-const isWebhookEvent = (type: string) => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type)
 
 async function insertEvents(tx: Db, rows: ReturnType<typeof chainRows>): Promise<void> {
   if (rows.length === 0) return

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm'
 import { creditGrants, orgs } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
-import { requireOrg } from '../orgs/orgs.ts'
+import { requireOrg } from '../orgs/require-org.ts'
 import type { Services } from '../services.ts'
 import { CREDIT_PACK } from './plans.ts'
 

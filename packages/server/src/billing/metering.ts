@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Actor } from '../actors/actor.ts'
-import type { Principal } from '../api-keys/api-keys.ts'
+import type { Principal } from '../actors/principal.ts'
 import { insertMany } from '../db/bulk-insert.ts'
 import type { Db } from '../db/client.ts'
 import { orgs, usageEvents, type Plan, type UsageChannel } from '../db/schema.ts'
@@ -30,7 +30,7 @@ export interface UsageQuote {
 export type Billing = 'included' | 'credit' | 'billable' | 'unlimited'
 
 /** The org's state that decides a quote: its row (read under the lock) and this period's ledger. */
-interface MeterState {
+export interface MeterState {
   orgId: string
   plan: Plan
   creditBalance: number
@@ -63,7 +63,7 @@ function isUnlimited(plan: Plan, request: Pick<UsageRequest, 'kind' | 'channel'>
 }
 
 /** How each wanted unit would be paid, in order, stopping at the first that cannot be. Pure. */
-function allocate(state: MeterState, request: Pick<UsageRequest, 'kind' | 'channel' | 'wanted'>): Billing[] {
+export function allocate(state: MeterState, request: Pick<UsageRequest, 'kind' | 'channel' | 'wanted'>): Billing[] {
   const rules = PLAN_RULES[state.plan]
   if (request.channel === 'bulk' && !rules.bulkSend) return []
   if (isUnlimited(state.plan, request)) return Array.from({ length: request.wanted }, () => 'unlimited' as const)
@@ -94,7 +94,7 @@ function allocate(state: MeterState, request: Pick<UsageRequest, 'kind' | 'chann
 }
 
 /** The 402 for a request that got fewer units than it wanted (spec: upgrade_url for Free, upgrade: true for bulk). */
-function refusalFor(state: MeterState, request: Pick<UsageRequest, 'channel'>): AppError {
+export function refusalFor(state: MeterState, request: Pick<UsageRequest, 'channel'>): AppError {
   const rules = PLAN_RULES[state.plan]
   if (request.channel === 'bulk' && !rules.bulkSend) {
     return new AppError('payment_required', 'Bulk send is available on the Team plan and higher.', { upgrade: true })
@@ -111,7 +111,7 @@ function refusalFor(state: MeterState, request: Pick<UsageRequest, 'channel'>): 
   const cap = formatUsd(state.spendCapCents ?? 0)
   const message = `This org's monthly spend cap of ${cap} is reached. Raise it (PUT /api/v1/billing/spend-cap) to send more this month.`
   // The spec: bulk-send's 402 carries upgrade: true; elsewhere a reached spend cap is a plain error.
-  return new AppError('payment_required', message, request.channel === 'bulk' ? { upgrade: true } : {})
+  return new AppError('spend_cap_reached', message, request.channel === 'bulk' ? { upgrade: true } : {})
 }
 
 type LockMode = 'none' | 'no key update'

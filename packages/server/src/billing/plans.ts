@@ -1,4 +1,4 @@
-import type { Plan } from '../orgs/plans.ts'
+import type { Plan } from '../db/plans.ts'
 
 /**
  * What each plan includes and what it costs: the one table the metering, the usage report,

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { orgs } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
-import { requireOrg } from '../orgs/orgs.ts'
+import { requireOrg } from '../orgs/require-org.ts'
 import { MAX_SPEND_CAP_CENTS } from './plans.ts'
 
 export interface SpendCap {

@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { usageEvents } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
-import { requireOrg } from '../orgs/orgs.ts'
+import { requireOrg } from '../orgs/require-org.ts'
 import type { UsageReport } from './billing.schemas.ts'
 import { PERIOD_PATTERN, PLAN_RULES } from './plans.ts'
 

@@ -3,27 +3,18 @@ import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { dirname, join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
 import { eq } from 'drizzle-orm'
 import pg from 'pg'
+import type { BlobRows, Db } from './db-handle.ts'
 import { postgresBlobRows } from './postgres-blob-rows.ts'
 import * as schema from './schema.ts'
 
-export type Schema = typeof schema
-/** A database handle or an open transaction: both drivers share the pg-core query builder. */
-export type Db = PgDatabase<PgQueryResultHKT, Schema>
-
-/** Reads and writes the bytes of blobs rows. */
-export interface BlobRows {
-  /** The bytes in a row (no row, or a NULL column: undefined). */
-  read(sha256: string): Promise<Uint8Array | undefined>
-  /** Adds the row with its bytes inside `tx`, unless a row for this digest exists already. */
-  write(tx: Db, sha256: string, bytes: Uint8Array): Promise<void>
-}
+// Defined beside the drivers' code, not in it, so postgres-blob-rows.ts can use them without importing this module back.
+export type { BlobRows, Db, Schema } from './db-handle.ts'
 
 export interface Database {
   db: Db

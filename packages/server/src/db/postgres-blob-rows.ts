@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm'
 import pg from 'pg'
 import { copyInRow, copyOutBytea } from './bytea-copy.ts'
-import type { BlobRows, Db } from './client.ts'
+import type { BlobRows, Db } from './db-handle.ts'
 import { blobs } from './schema.ts'
 
 const SHA256_HEX = /^[0-9a-f]{64}$/

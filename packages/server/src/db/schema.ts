@@ -15,8 +15,8 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core'
-import { PLANS } from '../orgs/plans.ts'
-import type { InstancePki } from '../seal/instance-pki.ts'
+import { AUDIT_EVENT_TYPES, AUTH_METHODS } from '@signet/vocabulary'
+import { PLANS } from './plans.ts'
 
 /** bytea as a Node Buffer/Uint8Array on both drivers. */
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
@@ -25,7 +25,7 @@ const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow()
 
-export { PLANS, type Plan } from '../orgs/plans.ts'
+export { PLANS, type Plan } from './plans.ts'
 
 export const orgs = pgTable('orgs', {
   id: uuid('id').primaryKey().defaultRandom(),
@@ -249,6 +249,21 @@ export const selfSeals = pgTable('self_seals', {
 })
 
 /**
+ * The instance's own small PKI, generated once on first start (seal/instance-pki.ts):
+ * a root that verifiers pin (published at /.well-known/signet-root.pem), the seal
+ * certificate it issues for document seals, and the certificate of the built-in
+ * time-stamp authority. All keys are ECDSA P-256, PKCS#8 PEM.
+ */
+export interface InstancePki {
+  rootCertificatePem: string
+  rootPrivateKeyPem: string
+  sealCertificatePem: string
+  sealPrivateKeyPem: string
+  tsaCertificatePem: string
+  tsaPrivateKeyPem: string
+}
+
+/**
  * The instance's own PKI (seal/instance-pki.ts), generated on first start unless SEAL_P12 is
  * configured: one row, shared by every process on the database. With the embedded
  * database it lives in DATA_DIR like everything else.
@@ -340,13 +355,13 @@ export const auditEvents = pgTable(
       .references(() => orgs.id),
     /** 1, 2, 3… within the document. */
     seq: integer('seq').notNull(),
-    type: text('type').notNull(),
+    type: text('type', { enum: AUDIT_EVENT_TYPES }).notNull(),
     signerId: uuid('signer_id').references(() => signers.id),
     actorEmail: text('actor_email'),
     actorName: text('actor_name'),
     ip: text('ip'),
     userAgent: text('user_agent'),
-    authMethod: text('auth_method'),
+    authMethod: text('auth_method', { enum: AUTH_METHODS }),
     agentTriggered: boolean('agent_triggered').notNull().default(false),
     data: jsonb('data').$type<Record<string, unknown>>().notNull().default({}),
     occurredAt: timestamp('occurred_at', { withTimezone: true, mode: 'date' }).notNull(),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { and, eq, isNull } from 'drizzle-orm'
 import type { Actor } from '../actors/actor.ts'
-import type { Principal } from '../api-keys/api-keys.ts'
+import type { Principal } from '../actors/principal.ts'
 import { startAuditTrails } from '../audit/audit-trail.ts'
 import { assertBulkAllowed, quoteUsage } from '../billing/metering.ts'
 import type { Db } from '../db/client.ts'
@@ -11,7 +11,7 @@ import { AppError, invalid } from '../errors.ts'
 import { sha256Hex } from '../lib/crypto.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import type { Services } from '../services.ts'
-import { findTemplateToSend, sentEvent } from './create-document.ts'
+import { defaultDocumentTitle, findTemplateToSend, sentEvent } from './create-document.ts'
 import type { BulkRecipient, BulkSendInput, BulkSendResult } from './documents.schemas.ts'
 import { invitationMessage, issueSigningLink } from './invitations.ts'
 
@@ -124,6 +124,7 @@ async function sendBatch(
     const allowed = batch.slice(0, usage.allowed).map((r) => ({
       ...r,
       documentId: randomUUID(),
+      title: defaultDocumentTitle(template.name, r),
       ...issueSigningLink(services.config.publicUrl),
     }))
     if (allowed.length === 0) return []
@@ -134,7 +135,7 @@ async function sendBatch(
         id: r.documentId,
         orgId: actor.orgId,
         templateId: template.id,
-        title: template.name,
+        title: r.title,
         status: 'sent' as const,
         bulkRequestId,
         bulkRecipient: r.email.toLowerCase(),

@@ -1,5 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm'
-import type { Principal } from '../api-keys/api-keys.ts'
+import { partyLabel } from '@signet/vocabulary'
+import type { Principal } from '../actors/principal.ts'
 import { auditedActor, type Actor } from '../actors/actor.ts'
 import { startAuditTrails, type AuditEventInput } from '../audit/audit-trail.ts'
 import { quoteUsage, usageChannelOf } from '../billing/metering.ts'
@@ -14,7 +15,8 @@ import type { CreateDocumentInput, MultiPartyCreated, SingleSignerCreated } from
 import { domainWarnings } from './domain-warnings.ts'
 import { invitationMessage, issueSigningLink } from './invitations.ts'
 
-const partyLabel = (role: number): string => `Party ${role + 1} (role ${role})`
+/** A party as a program's error names it: the people's label with the API's role number. */
+const partyAndRole = (role: number): string => `${partyLabel(role)} (role ${role})`
 
 /** Creates a document from a template, status `sent`, and queues one invitation per signer, in one transaction. */
 export async function createDocument(
@@ -33,10 +35,15 @@ export async function createDocument(
   const recipients = input.signer ? [{ ...input.signer, role: 0 }] : (input.signers ?? [])
   checkRoles(template.roles, recipients, input.signer !== undefined)
   // Without mail the code could reach no one (codes are never logged or kept): say so now, not on the signer's page.
-  if (!services.config.smtpUrl && recipients.some((r) => r.auth_required)) {
-    throw invalid('This Signet instance sends no e-mail (SMTP_URL is not set), so a signer could not receive the one-time code auth_required needs. Set SMTP_URL, or send without auth_required.')
+  const needsCode = recipients.findIndex((r) => r.auth_required)
+  if (!services.config.smtpUrl && needsCode >= 0) {
+    throw invalid(
+      'This Signet instance sends no e-mail (SMTP_URL is not set), so a signer could not receive the one-time code auth_required needs. Set SMTP_URL, or send without auth_required.',
+      { field: `${signerPointer(input.signer !== undefined, needsCode)}/auth_required` },
+    )
   }
 
+  const title = input.title ?? defaultDocumentTitle(template.name, recipients[0])
   const withLinks = recipients.map((r) => ({ ...r, ...issueSigningLink(services.config.publicUrl) }))
   const now = clock.now()
   const created = await db.transaction(async (tx) => {
@@ -47,7 +54,7 @@ export async function createDocument(
       .values({
         orgId: actor.orgId,
         templateId: template.id,
-        title: template.name,
+        title,
         status: 'sent',
         inviteSubject: input.invite_subject,
         inviteMessage: input.invite_message,
@@ -79,7 +86,8 @@ export async function createDocument(
           to: r.email,
           signerName: r.name ?? null,
           link: r.link,
-          title: template.name,
+          // A signer reads the template's name, not their own name in the default title.
+          title: input.title ?? template.name,
           expiresAt,
           customSubject: input.invite_subject,
           customMessage: input.invite_message,
@@ -102,6 +110,19 @@ export async function createDocument(
   }
 }
 
+const DEFAULT_TITLE_LENGTH = 200
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
+
+/**
+ * "NDA — Ann Smith": fifty sends of one template are fifty rows a person can tell apart. Cut at
+ * the longest title a sender may give, on a character boundary a reader sees.
+ */
+export function defaultDocumentTitle(templateName: string, firstSigner: { email: string; name?: string | null | undefined } | undefined): string {
+  const title = firstSigner ? `${templateName} — ${firstSigner.name?.trim() || firstSigner.email}` : templateName
+  const characters = Array.from(graphemes.segment(title), (s) => s.segment)
+  return characters.length <= DEFAULT_TITLE_LENGTH ? title : characters.slice(0, DEFAULT_TITLE_LENGTH - 1).join('') + '…'
+}
+
 /** The org's live template a send names, or the spec's 400 (an unknown or deleted template is a bad request, not a 404). */
 export async function findTemplateToSend(db: Db, principal: Principal, templateId: string): Promise<{ id: string; name: string; roles: number[] }> {
   const [template] = isUuid(templateId)
@@ -110,7 +131,7 @@ export async function findTemplateToSend(db: Db, principal: Principal, templateI
         .from(templates)
         .where(and(eq(templates.id, templateId), eq(templates.orgId, principal.orgId), isNull(templates.deletedAt)))
     : []
-  if (!template) throw invalid('Template not found.')
+  if (!template) throw invalid('Template not found.', { field: '/template_id' })
   return template
 }
 
@@ -125,25 +146,28 @@ export const sentEvent = (actor: Actor, templateId: string, signerCount: number,
 function resolveExpiry(raw: string | undefined, now: Date): Date | null {
   if (raw === undefined || raw === '') return null
   const expiresAt = parseUtcDateTime(raw)
-  if (!expiresAt) throw invalid('expires_at must be a UTC date-time such as 2030-01-31T17:00:00Z (or "" for none)')
-  if (expiresAt.getTime() <= now.getTime()) throw invalid('expires_at must be in the future.')
+  if (!expiresAt) throw invalid('expires_at must be a UTC date-time such as 2030-01-31T17:00:00Z (or "" for none)', { field: '/expires_at' })
+  if (expiresAt.getTime() <= now.getTime()) throw invalid('expires_at must be in the future.', { field: '/expires_at' })
   return expiresAt
 }
+
+/** The pointer of the recipient at `index`: the one `signer`, or an entry of `signers`. */
+const signerPointer = (single: boolean, index: number): string => (single ? '/signer' : `/signers/${index}`)
 
 /** Every role the template uses needs a signer; a signer's role must have fields to fill. */
 function checkRoles(templateRoles: number[], recipients: { role: number }[], single: boolean): void {
   // An upload from the dashboard has no fields until they are placed in the editor.
-  if (templateRoles.length === 0) throw invalid('This template has no fields yet: place them in the template editor before sending it.')
+  if (templateRoles.length === 0) throw invalid('This template has no fields yet: place them in the template editor before sending it.', { field: '/template_id' })
   const given = new Set(recipients.map((r) => r.role))
   const missing = templateRoles.filter((role) => !given.has(role))
   if (missing.length > 0) {
     const hint = single ? " Use 'signers' with one signer per role." : ''
-    throw invalid(`This template needs a signer for: ${missing.map(partyLabel).join(', ')}.${hint}`)
+    throw invalid(`This template needs a signer for: ${missing.map(partyAndRole).join(', ')}.${hint}`, { field: single ? '/signer' : '/signers' })
   }
   const needed = new Set(templateRoles)
   const unused = recipients.findIndex((r) => !needed.has(r.role))
   if (unused >= 0) {
     const role = recipients[unused]?.role ?? 0
-    throw invalid(`signers[${unused}].role: the template has no fields for ${partyLabel(role)}.`)
+    throw invalid(`signers[${unused}].role: the template has no fields for ${partyAndRole(role)}.`, { field: `/signers/${unused}/role` })
   }
 }

@@ -1,4 +1,4 @@
-import type { Principal } from '../api-keys/api-keys.ts'
+import type { Principal } from '../actors/principal.ts'
 import { checkAuditChain, readAuditTrail, type AuditEvent } from '../audit/audit-trail.ts'
 import type { Db } from '../db/client.ts'
 import type { DocumentAudit } from './documents.schemas.ts'

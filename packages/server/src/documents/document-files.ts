@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm'
-import type { Principal } from '../api-keys/api-keys.ts'
+import type { Principal } from '../actors/principal.ts'
 import type { BlobStore } from '../adapters/blob-store.ts'
 import { selfSeals } from '../db/schema.ts'
 import { sealFactsOf } from '../seal/seal-facts.ts'

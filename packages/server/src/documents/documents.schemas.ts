@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
-import { DOCUMENT_STATUSES, SIGNER_STATUSES } from '../db/schema.ts'
+import { AUDIT_EVENT_TYPES, AUTH_METHODS } from '@signet/vocabulary'
+import { DOCUMENT_STATUSES, SIGNER_STATUSES, VOIDED_REASONS } from '../db/schema.ts'
 import { MAX_ROLE } from '../templates/fields.ts'
 import { NullableTimestamp, Offset, Timestamp } from '../lib/schemas.ts'
 import { displayName } from '../lib/visible-text.ts'
@@ -26,6 +27,11 @@ export const PartySigners = Type.Array(PartySignerInput, { minItems: 1, maxItems
 export const CreateDocumentBody = Type.Object(
   {
     template_id: Type.String({ format: 'uuid' }),
+    title: Type.Optional(
+      displayName(
+        Type.String({ minLength: 1, maxLength: 200, description: 'extension: the title signers, the list and the certificate show (default: "<template name> — <first signer\'s name or e-mail>")' }),
+      ),
+    ),
     signer: Type.Optional(SingleSignerInput),
     signers: Type.Optional(PartySigners),
     expires_at: Type.Optional(
@@ -66,15 +72,36 @@ export const MultiPartyCreated = Type.Object(
   { additionalProperties: false, title: 'Multi-party document created' },
 )
 
+/** Why a voided document was voided: an extension, as the spec's statuses have no "expired". */
+const VoidedReason = Type.Union([Type.Enum(VOIDED_REASONS), Type.Null()], {
+  description: 'extension: why a voided document was voided — sender (voided by its sender) or expired (its expires_at passed); null unless status is voided',
+})
+
 export const DocumentListItem = Type.Object(
   {
     id: Type.String(),
     title: Type.String(),
     status: Type.Enum(DOCUMENT_STATUSES),
+    voided_reason: VoidedReason,
     is_verified_badge: Type.Boolean(),
     created_at: Timestamp,
     updated_at: Timestamp,
     expires_at: NullableTimestamp,
+    recipients: Type.Array(
+      Type.Object(
+        {
+          id: Type.String({ description: 'the signer id (POST /documents/{id}/signers/{signerId}/resend)' }),
+          name: Type.Union([Type.String(), Type.Null()]),
+          email: Type.String(),
+          status: Type.Enum(SIGNER_STATUSES),
+          role: Type.Integer(),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'extension: the signers in request order' },
+    ),
+    signed_count: Type.Integer({ description: 'extension: signers who have signed' }),
+    signer_count: Type.Integer({ description: 'extension: signers in all' }),
   },
   { additionalProperties: false },
 )
@@ -84,6 +111,9 @@ export const ListDocumentsQuery = Type.Object(
     status: Type.Optional(Type.Enum(DOCUMENT_STATUSES)),
     search: Type.Optional(Type.String({ maxLength: 200, description: 'case-insensitive text in the title or in any signer\'s e-mail address' })),
     include_self_sealed: Type.Optional(Type.Boolean({ default: false, description: 'status=completed hides self-sealed documents unless true' })),
+    expires_before: Type.Optional(
+      Type.String({ format: 'utc-date-time', description: 'extension: only documents with an expiry before this time (UTC ISO-8601 ending in Z), soonest first' }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
     offset: Type.Optional(Offset),
   },
@@ -101,11 +131,28 @@ export const DocumentList = Type.Object(
   { additionalProperties: false },
 )
 
+export const DocumentCountsQuery = Type.Object(
+  { search: ListDocumentsQuery.properties.search, include_self_sealed: ListDocumentsQuery.properties.include_self_sealed },
+  { additionalProperties: false },
+)
+
+export const DocumentCounts = Type.Object(
+  {
+    all: Type.Integer({ description: 'every document the search matches, self-sealed included' }),
+    by_status: Type.Object({ draft: Type.Integer(), sent: Type.Integer(), completed: Type.Integer(), declined: Type.Integer(), voided: Type.Integer() }, {
+      additionalProperties: false,
+      description: 'what GET /documents?status=… would total for each status (completed without self-sealed documents unless include_self_sealed)',
+    }),
+  },
+  { additionalProperties: false, description: 'extension: documents per status, for tabs' },
+)
+
 export const DocumentView = Type.Object(
   {
     id: Type.String(),
     title: Type.String(),
     status: Type.Enum(DOCUMENT_STATUSES),
+    voided_reason: VoidedReason,
     created_at: Timestamp,
     updated_at: Timestamp,
     expires_at: NullableTimestamp,
@@ -166,6 +213,7 @@ export type MultiPartyCreated = Static<typeof MultiPartyCreated>
 export type DocumentListItem = Static<typeof DocumentListItem>
 export type ListDocumentsQuery = Static<typeof ListDocumentsQuery>
 export type DocumentList = Static<typeof DocumentList>
+export type DocumentCounts = Static<typeof DocumentCounts>
 export type DocumentView = Static<typeof DocumentView>
 export type SignedPdfStatus = NonNullable<DocumentView['signed_pdf_status']>
 export type BulkSendInput = Static<typeof BulkSendBody>
@@ -181,12 +229,12 @@ export const AuditEventView = Type.Object(
   {
     seq: Type.Integer({ description: '1, 2, 3… within the document' }),
     at: Timestamp,
-    event: Type.String({ description: 'document.sent, document.viewed, signer.code_sent, document.signed, document.completed, …' }),
+    event: Type.Enum(AUDIT_EVENT_TYPES, { description: 'what happened; more types may be added, so treat an unknown one as informational' }),
     actor: Type.Union([Type.String(), Type.Null()], { description: "who acted: a signer's e-mail, the sending org (and its client), or null for the system" }),
     signer_id: Type.Union([Type.String(), Type.Null()]),
     ip: Type.Union([Type.String(), Type.Null()]),
     user_agent: Type.Union([Type.String(), Type.Null()]),
-    auth_method: Type.Union([Type.String(), Type.Null()], { description: 'api_key, session, email_link, email_link+email_code, system, …' }),
+    auth_method: Type.Union([Type.Enum(AUTH_METHODS), Type.Null()], { description: 'how the actor proved who they are' }),
     agent_triggered: Type.Boolean({ description: 'an AI agent made the call (MCP)' }),
     data: Type.Record(Type.String(), Type.Unknown()),
     hash: Type.String({ description: "SHA-256 (hex) over this event and the previous event's hash" }),

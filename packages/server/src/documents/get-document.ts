@@ -1,4 +1,4 @@
-import type { Principal } from '../api-keys/api-keys.ts'
+import type { Principal } from '../actors/principal.ts'
 import type { Db } from '../db/client.ts'
 import { findDocumentStatus } from './find-document.ts'
 import type { DocumentView } from './documents.schemas.ts'

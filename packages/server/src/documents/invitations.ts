@@ -1,4 +1,4 @@
-import type { Principal } from '../api-keys/api-keys.ts'
+import type { Principal } from '../actors/principal.ts'
 import { randomToken, sha256Hex } from '../lib/crypto.ts'
 import type { OutboxMessage } from '../mail/outbox.ts'
 import { invitationMail } from '../mail/templates.ts'

@@ -11,20 +11,27 @@ export function signedPdfStatusOf(row: Pick<DocumentRow, 'status' | 'signedPdfSh
   return row.renderFailedAt ? 'failed' : 'pending'
 }
 
-export const presentListItem = (row: DocumentRow): DocumentListItem => ({
+export type ListedSigner = DocumentListItem['recipients'][number]
+
+export const presentListItem = (row: DocumentRow, recipients: ListedSigner[]): DocumentListItem => ({
   id: row.id,
   title: row.title,
   status: row.status,
+  voided_reason: row.voidedReason,
   is_verified_badge: row.isVerifiedBadge,
   created_at: row.createdAt.toISOString(),
   updated_at: row.updatedAt.toISOString(),
   expires_at: row.expiresAt?.toISOString() ?? null,
+  recipients,
+  signed_count: recipients.filter((r) => r.status === 'signed').length,
+  signer_count: recipients.length,
 })
 
 export const presentDocument = (row: DocumentStatusRow): DocumentView => ({
   id: row.id,
   title: row.title,
   status: row.status,
+  voided_reason: row.voidedReason,
   created_at: row.createdAt.toISOString(),
   updated_at: row.updatedAt.toISOString(),
   expires_at: row.expiresAt?.toISOString() ?? null,

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { actorFor, type Actor } from '../actors/actor.ts'
-import { authenticateApiKey, type Principal } from '../api-keys/api-keys.ts'
+import type { Principal } from '../actors/principal.ts'
+import { authenticateApiKey } from '../api-keys/api-keys.ts'
 import { FailedKeyLookups } from '../api-keys/failed-key-lookups.ts'
 import { authenticateSession, type SignedInSession } from '../accounts/sessions.ts'
 import type { Services } from '../services.ts'

@@ -1,16 +1,8 @@
 import { Type, type TSchema } from 'typebox'
+import { ErrorBody } from '../error-bodies.ts'
 
-/** Every error body of the API. */
-export const ErrorBody = Type.Object({ error: Type.String() }, { additionalProperties: false })
-
-export const PaymentRequiredBody = Type.Object(
-  {
-    error: Type.String(),
-    upgrade_url: Type.Optional(Type.String({ format: 'uri', description: 'checkout link for a credit pack' })),
-    upgrade: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-)
+/** Every error body of the API (error-bodies.ts). */
+export { ErrorBody, PaymentRequiredBody } from '../error-bodies.ts'
 
 const error = (description: string) => ({ ...ErrorBody, description })
 

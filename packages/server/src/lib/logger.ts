@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { pino, type DestinationStream } from 'pino'
 import pinoPretty from 'pino-pretty'
-import type { Config } from '../config.ts'
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 
 /** pino, typed as Fastify's logger so the same instance serves the app and the domain. */
 export type Logger = FastifyBaseLogger
@@ -54,7 +55,7 @@ function redactSecrets(line: string): string {
  * person reads when stdout is a terminal, JSON lines otherwise (for log collectors). The
  * pretty stream runs in this thread and receives lines already redacted.
  */
-export function createLogger(config: Pick<Config, 'logLevel'>, destination?: DestinationStream): Logger {
+export function createLogger(config: { logLevel: LogLevel }, destination?: DestinationStream): Logger {
   const output = destination ?? (process.stdout.isTTY ? pinoPretty({ colorize: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' }) : undefined)
   return pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, hooks: { streamWrite: redactSecrets } }, output)
 }

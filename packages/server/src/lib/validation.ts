@@ -221,11 +221,31 @@ function describeOne(error: ErrorObject, root: string, unknownNoun: string): str
   }
 }
 
+/** An RFC 6901 pointer segment: `~` and `/` escaped. */
+const pointerSegment = (name: string): string => name.replaceAll('~', '~0').replaceAll('/', '~1')
+
 /**
- * One readable sentence for a failed validation. Only the first error is described:
- * for a union (e.g. a field that may be several literals) Ajv reports each branch.
+ * The JSON pointer of the value an error is about: Ajv's instancePath (already a pointer), and for
+ * a missing or unknown property the pointer of that property. Undefined for the whole value.
  */
-export function describeValidationErrors(errors: ErrorObject[] | null | undefined, root = '', unknownNoun = 'field'): string {
+function pointerOf(error: ErrorObject): string | undefined {
+  const params = error.params as Record<string, unknown>
+  const child = error.keyword === 'required' ? params.missingProperty : error.keyword === 'additionalProperties' ? params.additionalProperty : undefined
+  const pointer = typeof child === 'string' ? `${error.instancePath}/${pointerSegment(child)}` : error.instancePath
+  return pointer === '' ? undefined : pointer
+}
+
+/** A failed validation as the error body tells it: one sentence, and the pointer of the value at fault. */
+export interface ValidationFailure {
+  message: string
+  field: string | undefined
+}
+
+/**
+ * The first error of a failed validation, described. Only the first: for a union (e.g. a field
+ * that may be several literals) Ajv reports each branch, gathered here into one sentence.
+ */
+export function validationFailure(errors: ErrorObject[] | null | undefined, root = '', unknownNoun = 'field'): ValidationFailure {
   const relevant = (errors ?? []).filter((e) => e.keyword !== 'if')
   const literalUnion = relevant.filter((e) => e.keyword === 'const')
   if (literalUnion.length > 1) {
@@ -233,8 +253,12 @@ export function describeValidationErrors(errors: ErrorObject[] | null | undefine
     const allowed = literalUnion
       .filter((e) => e.instancePath === first.instancePath)
       .map((e) => JSON.stringify((e.params as { allowedValue: unknown }).allowedValue))
-    return `${fieldPath(root, first.instancePath)} must be one of: ${allowed.join(', ')}`
+    return { message: `${fieldPath(root, first.instancePath)} must be one of: ${allowed.join(', ')}`, field: pointerOf(first) }
   }
   const first = relevant[0]
-  return first ? describeOne(first, root, unknownNoun) : 'invalid input'
+  return first ? { message: describeOne(first, root, unknownNoun), field: pointerOf(first) } : { message: 'invalid input', field: undefined }
 }
+
+/** One readable sentence for a failed validation (validationFailure without the pointer). */
+export const describeValidationErrors = (errors: ErrorObject[] | null | undefined, root = '', unknownNoun = 'field'): string =>
+  validationFailure(errors, root, unknownNoun).message

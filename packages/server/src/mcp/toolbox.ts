@@ -1,8 +1,10 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { ValidateFunction } from 'ajv'
+import { Type } from 'typebox'
 import type { Config } from '../config.ts'
+import { ErrorBodySchema } from '../error-bodies.ts'
 import { AppError } from '../errors.ts'
-import { compileStrict, describeValidationErrors } from '../lib/validation.ts'
+import { compileStrict, validationFailure } from '../lib/validation.ts'
 import { publishedSchema } from './published-schema.ts'
 import type { AgentTool, ToolContext } from './tool.ts'
 import { agentTools } from './tools/index.ts'
@@ -26,14 +28,30 @@ export function buildToolbox(config: Pick<Config, 'pdfLimits'>): Toolbox {
       title: tool.title,
       description: tool.description,
       inputSchema: publishedSchema(tool.input),
-      outputSchema: publishedSchema(tool.output),
+      outputSchema: outputOrErrorSchema(tool),
       annotations: { title: tool.title, ...tool.annotations },
     })),
     byName: new Map(tools.map((tool) => [tool.name, { tool, validate: compileStrict(tool.input) }])),
   }
 }
 
-const errorResult = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] })
+/**
+ * A tool's published outputSchema: its result, or the error body an isError result carries as
+ * structuredContent. The MCP SDK's client (1.32) checks structuredContent against the
+ * outputSchema even when isError is set (typescript-sdk#1943), so the schema names both.
+ */
+function outputOrErrorSchema(tool: AgentTool): Tool['outputSchema'] {
+  return { type: 'object', anyOf: [publishedSchema(tool.output), publishedSchema(ToolErrorBody)] }
+}
+
+/** The error body of a tool result: the REST one, and a 402's upgrade fields. */
+const ToolErrorBody = Type.Object(
+  { ...ErrorBodySchema.properties, upgrade_url: Type.Optional(Type.String({ format: 'uri' })), upgrade: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+)
+
+/** A tool error: the text the model reads, and the REST error body as structured data a program acts on. */
+const errorResult = (error: AppError): CallToolResult => ({ isError: true, content: [{ type: 'text', text: describeAppError(error) }], structuredContent: error.body })
 
 /** A domain error as the agent reads it: the REST error text, and a 402's upgrade link. */
 function describeAppError(error: AppError): string {
@@ -41,17 +59,23 @@ function describeAppError(error: AppError): string {
   return typeof upgradeUrl === 'string' ? `${error.message} Upgrade or buy credits: ${upgradeUrl}` : error.message
 }
 
+const TOOL_FAILED = new AppError('internal_error', 'The tool failed because of an error in this service; it has been logged. Try again later.')
+
 /**
  * Runs one tools/call. Whatever the caller got wrong (an unknown tool, arguments the schema
- * refuses, a domain refusal) is a tool result with isError and the REST text, so the model
- * can read it and correct itself; only a defect of ours is logged, and even then the agent
- * gets a tool error rather than a broken connection.
+ * refuses, a domain refusal) is a tool result with isError: the REST text, so the model can read
+ * it and correct itself, and the REST error body ({error, code, field?}, field a pointer into the
+ * arguments) as structuredContent for a program. Only a defect of ours is logged, and even then
+ * the agent gets a tool error rather than a broken connection.
  */
 export async function callTool(toolbox: Toolbox, context: ToolContext, name: string, args: unknown): Promise<CallToolResult> {
   const prepared = toolbox.byName.get(name)
-  if (!prepared) return errorResult(`Unknown tool "${name}". The tools are: ${[...toolbox.byName.keys()].join(', ')}.`)
+  if (!prepared) return errorResult(new AppError('not_found', `Unknown tool "${name}". The tools are: ${[...toolbox.byName.keys()].join(', ')}.`))
   const input = args ?? {}
-  if (!prepared.validate(input)) return errorResult(describeValidationErrors(prepared.validate.errors, '', 'argument'))
+  if (!prepared.validate(input)) {
+    const { message, field } = validationFailure(prepared.validate.errors, '', 'argument')
+    return errorResult(new AppError('validation_failed', message, {}, {}, field))
+  }
   try {
     const outcome = await prepared.tool.run(context, input as Record<string, unknown>)
     return {
@@ -59,8 +83,8 @@ export async function callTool(toolbox: Toolbox, context: ToolContext, name: str
       content: [{ type: 'text', text: JSON.stringify(outcome.structured) }, ...(outcome.extra ?? [])],
     }
   } catch (error) {
-    if (error instanceof AppError) return errorResult(describeAppError(error))
+    if (error instanceof AppError) return errorResult(error)
     context.services.logger.error({ err: error, tool: name }, 'agent tool failed')
-    return errorResult('The tool failed because of an error in this service; it has been logged. Try again later.')
+    return errorResult(TOOL_FAILED)
   }
 }

@@ -16,7 +16,7 @@ import {
   type IdentityDocumentType,
   type IdentityStatus,
 } from './identity-checks.schemas.ts'
-import { requireOrg } from './orgs.ts'
+import { requireOrg } from './require-org.ts'
 
 /*
  * Settings → Identity check: the one-time check sealing needs. The owner submits the legal name

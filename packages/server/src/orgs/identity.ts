@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { orgs } from '../db/schema.ts'
 import { AppError, invalid } from '../errors.ts'
-import { requireOrg } from './orgs.ts'
+import { requireOrg } from './require-org.ts'
 import { describeHiddenText, problemInName } from '../lib/visible-text.ts'
 
 /** An identity check vouches for the org this long; then sealing needs a new one. */

@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { orgs, type Plan } from '../db/schema.ts'
-import { invalid, notFound } from '../errors.ts'
+import { invalid } from '../errors.ts'
 import { announcePrincipalsChanged, createApiKey } from '../api-keys/api-keys.ts'
-import { isUuid } from '../lib/ids.ts'
+import { requireOrg } from './require-org.ts'
 
 export interface CreatedOrg {
   org_id: string
@@ -30,10 +30,4 @@ export async function setOrgPlan(db: Db, input: { orgId: string; plan: Plan }): 
     await announcePrincipalsChanged(tx)
   })
   return { org_id: input.orgId, plan: input.plan }
-}
-
-export async function requireOrg(db: Db, orgId: string): Promise<typeof orgs.$inferSelect> {
-  const [org] = isUuid(orgId) ? await db.select().from(orgs).where(eq(orgs.id, orgId)) : []
-  if (!org) throw notFound(`Org ${orgId} not found.`)
-  return org
 }

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto'
 import { PDF, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream } from '@libpdf/core'
-import type { PageSize } from '../signing/signed-pdf-certificate.ts'
-import { pageFrame } from '../signing/signed-pdf.ts'
+import { pageFrame, type PageSize } from '../pdf-geometry/page-frame.ts'
 import { formatMegabytes, limitMessage, PdfLimitExceeded, rejection, type PdfLimits, type PdfRejection } from './limits.ts'
 
 /*

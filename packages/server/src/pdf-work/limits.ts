@@ -15,6 +15,14 @@ export interface PdfLimits {
   maxDecompressedBytes: number
 }
 
+/** The pool's size and bounds (PDF_WORKERS, PDF_QUEUE, PDF_TASK_TIMEOUT_MS, PDF_WORKER_MEMORY_MB); pdf-work.ts explains each. */
+export interface PdfWorkOptions {
+  workers: number
+  queue: number
+  taskTimeoutMs: number
+  workerMemoryMb: number
+}
+
 /** The environment variable that sets each limit, named in the error a client gets. */
 export const LIMIT_SETTINGS: Record<keyof PdfLimits, string> = {
   maxBytes: 'PDF_MAX_MB',

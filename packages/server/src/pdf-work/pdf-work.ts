@@ -4,17 +4,16 @@ import { Piscina } from 'piscina'
 import { AppError } from '../errors.ts'
 import type { Logger } from '../lib/logger.ts'
 import type { BadgeFacts } from '../seal/badge.ts'
-import type { SealCertificateFacts } from '../seal/seal-certificate.ts'
-import type { SealSigning } from '../seal/sealer.ts'
-import { MAX_DECODED_IMAGE_BYTES } from '../signing/field-values.ts'
+import type { SealCertificateFacts } from '../seal/seal-certificate-facts.ts'
+import type { SealSigning } from '../seal/sign-pdf.ts'
 import type { SignedPdfInput } from '../signing/signed-pdf.ts'
 import type { ImageType } from './image-check.ts'
 import type { PdfInspection } from './inspect.ts'
-import { isRejection, type PdfLimits } from './limits.ts'
+import { isRejection, type PdfLimits, type PdfWorkOptions } from './limits.ts'
 import { openSealBridge, signerIdentity, type SealProof } from './seal-bridge.ts'
 import type { PdfTask, PdfTaskEnvelope, PdfTaskResults } from './worker.ts'
 
-/**
+/*
  * Every PDF parse, render and seal, and every badge drawing, runs in a bounded pool of
  * worker threads (piscina), never on the event loop that serves other requests:
  *  - at most `workers` tasks run at once and at most `queue` wait; beyond that a request
@@ -23,12 +22,6 @@ import type { PdfTask, PdfTaskEnvelope, PdfTaskResults } from './worker.ts'
  *    is capped at `workerMemoryMb`; what a task decompresses is capped by the limits;
  *  - an input at fault (not a PDF, over a limit) is a 400 or 413 naming the problem.
  */
-export interface PdfWorkOptions {
-  workers: number
-  queue: number
-  taskTimeoutMs: number
-  workerMemoryMb: number
-}
 
 /** Thrown when the pool cannot finish a task for reasons of its own (time, memory, a crash); the work may be retried. */
 export class PdfWorkFailed extends Error {
@@ -130,8 +123,8 @@ export class PdfWork {
   }
 
   /** Why a submitted signature image could not be drawn, or null (decoded fully; the small image is copied, not handed over). */
-  pngProblem(png: Uint8Array): Promise<string | null> {
-    return this.run({ kind: 'png-problem', png, maxDecodedBytes: MAX_DECODED_IMAGE_BYTES })
+  pngProblem(png: Uint8Array, maxDecodedBytes: number): Promise<string | null> {
+    return this.run({ kind: 'png-problem', png, maxDecodedBytes })
   }
 
   /**

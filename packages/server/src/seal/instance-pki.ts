@@ -5,21 +5,7 @@ import { distinguishedName, issueCertificate, keyIdentifier, type Issuer } from 
 import { generateKeyPair, privateKeyPem } from './pki/keys.ts'
 import { OID } from './pki/oids.ts'
 import { toPem } from './pki/pem.ts'
-
-/**
- * The instance's own small PKI, generated once on first start and stored by the caller:
- * a root that verifiers pin (published at /.well-known/signet-root.pem), the seal
- * certificate it issues for document seals, and the certificate of the built-in
- * time-stamp authority. All keys are ECDSA P-256, PKCS#8 PEM.
- */
-export interface InstancePki {
-  rootCertificatePem: string
-  rootPrivateKeyPem: string
-  sealCertificatePem: string
-  sealPrivateKeyPem: string
-  tsaCertificatePem: string
-  tsaPrivateKeyPem: string
-}
+import type { InstancePki } from '../db/schema.ts'
 
 const ROOT_YEARS = 25
 /** Well inside the root's lifetime, so every seal certificate is renewed before its root expires. */

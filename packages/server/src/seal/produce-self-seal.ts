@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm'
 import { appendAuditEvents } from '../audit/audit-trail.ts'
 import { stageSeal, storeFinalPdf, type FinalPdfDeps } from '../documents/final-pdf.ts'
 import { documents, selfSeals } from '../db/schema.ts'
-import type { SealCertificateFacts } from './seal-certificate.ts'
+import type { SealCertificateFacts } from './seal-certificate-facts.ts'
 import { verifyUrlOf } from './verify-url.ts'
 
 /**

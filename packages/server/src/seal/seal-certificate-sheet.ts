@@ -12,11 +12,11 @@ import {
   sectionTitle,
   Sheet,
   VALUE_SIZE,
-  type PageSize,
 } from '../signing/signed-pdf-certificate.ts'
+import type { PageSize } from '../pdf-geometry/page-frame.ts'
 import { utc, wrap, type PdfFontSet } from '../signing/signed-pdf-text.ts'
 import { QUIET_ZONE, qrCode, type QrCode } from './badge-qr.ts'
-import type { SealCertificateFacts } from './seal-certificate.ts'
+import type { SealCertificateFacts } from './seal-certificate-facts.ts'
 
 const MODE: Record<SealCertificateFacts['certificateMode'], string> = {
   appended: 'Appended: this certificate is part of the sealed file, after the original pages.',

@@ -2,26 +2,7 @@ import { PDF } from '@libpdf/core'
 import { certificatePageSize, LETTER } from '../signing/signed-pdf.ts'
 import { embedFonts } from '../signing/signed-pdf-text.ts'
 import { drawSealCertificate } from './seal-certificate-sheet.ts'
-
-export interface SealCertificateFacts {
-  documentId: string
-  title: string
-  /** The uploaded file's name, if given. */
-  filename: string | null
-  /** The org's identity-verified legal name. */
-  orgLegalName: string
-  identityVerifiedAt: Date
-  /** SHA-256 (hex) of the PDF as uploaded. */
-  originalSha256: string
-  originalPageCount: number
-  /** When sealing was requested: the proven time is in the seal's time-stamp, applied after this certificate is drawn. */
-  requestedAt: Date
-  /** The public verification page (printed, and as a QR code). */
-  verifyUrl: string
-  certificateMode: 'appended' | 'separate' | 'both'
-  /** The seal certificate's CN, e.g. "Signet Document Seal". */
-  sealSubject: string
-}
+import type { SealCertificateFacts } from './seal-certificate-facts.ts'
 
 /** Standalone certificate PDF (US Letter, 1+ pages). */
 export async function renderSealCertificatePdf(facts: SealCertificateFacts): Promise<Uint8Array> {

@@ -1,6 +1,6 @@
 import { randomBytes, verify, X509Certificate } from 'node:crypto'
 import { CryptoKeySigner, P12Signer, type Signer } from '@libpdf/core'
-import type { InstancePki } from './instance-pki.ts'
+import type { InstancePki } from '../db/schema.ts'
 import { certificateFromPem, commonName, parseCertificate } from './pki/certificates.ts'
 import { assertKeyMatchesCertificate, importSigningKey } from './pki/keys.ts'
 import { fromPem, toPem } from './pki/pem.ts'

@@ -1,6 +1,7 @@
 import { asc, eq } from 'drizzle-orm'
 import type { BlobStore } from '../adapters/blob-store.ts'
-import { appendAuditEvents, checkAuditChain, readAuditTrail, type AuditEvent, type AuthMethod } from '../audit/audit-trail.ts'
+import { AUTH_METHOD_LABELS } from '@signet/vocabulary'
+import { appendAuditEvents, checkAuditChain, readAuditTrail, type AuditEvent } from '../audit/audit-trail.ts'
 import { stageSeal, storeFinalPdf, type FinalPdfDeps } from '../documents/final-pdf.ts'
 import { documents, orgs, signers, templates, type StoredFieldValue } from '../db/schema.ts'
 import { enqueueMail } from '../mail/outbox.ts'
@@ -8,26 +9,23 @@ import { completedMail } from '../mail/templates.ts'
 import { authMethodOf } from './locked-state.ts'
 import type { CertificateSigner, RenderedFieldValue } from './signed-pdf.ts'
 
-const AUTH_METHOD_LABELS: Record<AuthMethod, string> = {
-  email_link: 'E-mail link',
-  'email_link+email_code': 'E-mail link + one-time e-mail code',
-  api_key: 'an API key',
-  oauth: 'an OAuth grant',
-  session: 'a dashboard login',
-  operator: "the instance operator's command line",
-  system: 'Signet',
-}
-
 /** Who sent the document and how, from the first event of its trail: an AI agent's request says so. */
 function sentBy(trail: AuditEvent[], orgName: string): string {
   const sent = trail.find((e) => e.type === 'document.sent')
   if (!sent) return '—'
-  const how = AUTH_METHOD_LABELS[sent.authMethod as AuthMethod] ?? sent.authMethod ?? 'unknown means'
-  return sent.agentTriggered ? `An AI agent for ${orgName}, through the agent-tool endpoint (MCP), with ${how}` : `${orgName}, with ${how}`
+  const how = sent.authMethod ? AUTH_METHOD_LABELS[sent.authMethod] : 'unknown means'
+  return sent.agentTriggered ? `An AI agent for ${orgName}, through the agent-tool endpoint (MCP) · ${how}` : `${orgName} · ${how}`
 }
 
 /** A document's title made safe as the start of a file name. */
-export const fileBaseName = (title: string): string => title.replace(/[^\p{L}\p{N} ._-]+/gu, '').trim().slice(0, 100) || 'document'
+export const fileBaseName = (title: string): string =>
+  title
+    .replace(/\p{Pd}/gu, '-')
+    .replace(/[^\p{L}\p{N} .@_-]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 100)
+    .trim() || 'document'
 
 /** The filename a signed PDF is downloaded and attached under. */
 export const signedPdfFilename = (title: string): string => `${fileBaseName(title)} (signed).pdf`

@@ -1,5 +1,7 @@
 import { rgb, type Color, type PDF, type PDFPage } from '@libpdf/core'
+import { AUDIT_EVENT_LABELS, partyLabel, type AuditEventType } from '@signet/vocabulary'
 import { truncate, utc, wrap, type PdfFont, type PdfFontSet } from './signed-pdf-text.ts'
+import type { PageSize } from '../pdf-geometry/page-frame.ts'
 
 export interface CertificateSigner {
   name: string | null
@@ -24,14 +26,9 @@ export interface CertificateDetails {
   completedAt: Date
   signers: CertificateSigner[]
   /** The audit trail in order, shown as a history table */
-  auditTrail: { seq: number; type: string; occurredAt: Date; actor: string | null; ip: string | null }[]
+  auditTrail: { seq: number; type: AuditEventType; occurredAt: Date; actor: string | null; ip: string | null }[]
   /** hash of the last audit event (hex) — printed so the trail can be checked against the database */
   auditHeadHash: string
-}
-
-export interface PageSize {
-  width: number
-  height: number
 }
 
 /*
@@ -175,7 +172,7 @@ function signersSection(sheet: Sheet, signers: CertificateSigner[]): void {
     if (i === 0) sectionTitle(sheet, `Signers (${signers.length})`, height)
     else if (!sheet.makeRoom(height)) sheet.rule(sheet.y - 4, HAIRLINE, 0.5)
     // A signer's block is kept on one page.
-    const party = `Party ${signer.role}`
+    const party = partyLabel(signer.role)
     const partyWidth = regular.widthOf(party, 9)
     sheet.y -= 18
     sheet.text(truncate(bold, signer.name ?? signer.email, 10.5, sheet.right - sheet.left - partyWidth - 12), sheet.left, sheet.y, bold, 10.5)
@@ -197,7 +194,7 @@ function auditSection(sheet: Sheet, details: CertificateDetails): void {
   const columns: Column[] = [
     { title: '#', width: 28, cell: (e) => String(e.seq) },
     { title: 'Time (UTC)', width: 104, cell: (e) => utc(e.occurredAt) },
-    { title: 'Event', width: 150, cell: (e) => e.type },
+    { title: 'Event', width: 150, cell: (e) => AUDIT_EVENT_LABELS[e.type] },
     { title: 'Actor', width: sheet.right - sheet.left - fixed, cell: (e) => e.actor ?? '—' },
     { title: 'IP address', width: 92, cell: (e) => e.ip ?? '—' },
   ]

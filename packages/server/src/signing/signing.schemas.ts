@@ -10,6 +10,9 @@ export const FinishBody = Type.Object(
     values: Type.Record(Type.String({ pattern: '^[0-9]{1,4}$' }), Type.Union([Type.String({ maxLength: 1_000_000 }), Type.Boolean()]), {
       additionalProperties: false,
     }),
+    locale: Type.Optional(
+      Type.String({ maxLength: 35, pattern: '^[A-Za-z0-9-]+$', description: "the signer's language tag (navigator.language): date fields are printed in it, else as yyyy-mm-dd" }),
+    ),
   },
   { additionalProperties: false },
 )

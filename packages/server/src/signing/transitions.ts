@@ -1,13 +1,15 @@
 import { and, eq, inArray, ne, sql } from 'drizzle-orm'
+import { signingDateText } from '@signet/vocabulary'
 import { appendAuditEvents, type AuditEventInput } from '../audit/audit-trail.ts'
 import { documents, signers, type StoredFieldValue } from '../db/schema.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import { declinedMail } from '../mail/templates.ts'
 import type { Services } from '../services.ts'
-import { assertImagesDecode, parseFieldValues, type SubmittedValue } from './field-values.ts'
+import { assertImagesDecode, MAX_DECODED_IMAGE_BYTES, parseFieldValues, type SubmittedValue } from './field-values.ts'
 import { actorOf, lockSignerState, type RequestMeta } from './locked-state.ts'
 import { fieldsOf, type SignerContext } from './signer-context.ts'
 import { assertOpen } from './signing-rules.ts'
+import { unprintableCharacters } from './text/font-catalog.ts'
 
 /*
  * The signer's three transitions. Each is one transaction that starts by locking the
@@ -18,6 +20,13 @@ import { assertOpen } from './signing-rules.ts'
  */
 
 export const MAX_DECLINE_REASON = 500
+
+/** What a date field says: the server's UTC day in the signer's locale, or yyyy-mm-dd when the signed PDF's fonts could not print that. */
+function signingDateFor(now: Date, locale: string | undefined): string {
+  const day = now.toISOString().slice(0, 10)
+  const text = signingDateText(day, locale)
+  return unprintableCharacters(text).length === 0 ? text : day
+}
 
 type SigningServices = Pick<Services, 'db' | 'clock' | 'mail' | 'blobs' | 'finalPdfs' | 'webhooks' | 'pdfWork'>
 
@@ -39,12 +48,12 @@ export async function markViewed(services: Pick<Services, 'db' | 'clock' | 'webh
 export async function finishSigning(
   services: SigningServices,
   context: SignerContext,
-  submitted: Record<string, SubmittedValue>,
+  { values, locale }: { values: Record<string, SubmittedValue>; locale?: string | undefined },
   meta: RequestMeta,
 ): Promise<{ status: 'signed'; document_status: 'sent' | 'completed' }> {
   const now = services.clock.now()
-  const parsed = parseFieldValues(fieldsOf(context), submitted, now.toISOString().slice(0, 10))
-  await assertImagesDecode(parsed, (png) => services.pdfWork.pngProblem(png))
+  const parsed = parseFieldValues(fieldsOf(context), values, signingDateFor(now, locale))
+  await assertImagesDecode(parsed, (png) => services.pdfWork.pngProblem(png, MAX_DECODED_IMAGE_BYTES))
   // Images are staged (hashed and, on the embedded database, written to disk) before the transaction.
   const entries = await Promise.all(
     [...parsed.entries].map(async ([id, entry]) => [id, entry.type === 'image' ? { ...entry, blob: await services.blobs.stage(entry.png) } : entry] as const),

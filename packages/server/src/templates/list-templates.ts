@@ -1,7 +1,7 @@
 import { and, count, desc, eq, isNull } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { templates } from '../db/schema.ts'
-import type { Principal } from '../api-keys/api-keys.ts'
+import type { Principal } from '../actors/principal.ts'
 import type { Page } from '../lib/paging.ts'
 import { presentTemplate } from './present-template.ts'
 import type { TemplateList } from './templates.schemas.ts'

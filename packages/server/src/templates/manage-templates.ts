@@ -1,5 +1,5 @@
 import { and, eq, isNull } from 'drizzle-orm'
-import type { Principal } from '../api-keys/api-keys.ts'
+import type { Principal } from '../actors/principal.ts'
 import { assertTemplateAllowed } from '../billing/template-limit.ts'
 import type { Db } from '../db/client.ts'
 import { documents, templates } from '../db/schema.ts'

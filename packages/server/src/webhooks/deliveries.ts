@@ -8,7 +8,7 @@ import type { Services } from '../services.ts'
 import { findEndpoint, type EndpointServices } from './endpoints.ts'
 import { assertWebhookPlan } from './plan.ts'
 import type { DeliveryList, DeliveryView } from './webhooks.schemas.ts'
-import { requireOrg } from '../orgs/orgs.ts'
+import { requireOrg } from '../orgs/require-org.ts'
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect
 

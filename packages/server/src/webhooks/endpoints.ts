@@ -4,12 +4,12 @@ import type { Db } from '../db/client.ts'
 import { orgs, webhookDeliveries, webhookEndpoints } from '../db/schema.ts'
 import { AppError, invalid, notFound } from '../errors.ts'
 import { isUuid } from '../lib/ids.ts'
-import { requireOrg } from '../orgs/orgs.ts'
+import { requireOrg } from '../orgs/require-org.ts'
 import type { Services } from '../services.ts'
 import { assertWebhookPlan } from './plan.ts'
 import { newWebhookSecret } from './signature.ts'
 import { parseWebhookUrl, resolveWebhookAddresses, WebhookUrlError, type Resolver } from './ssrf-guard.ts'
-import type { WebhookEndpointView } from './webhooks.schemas.ts'
+import type { WebhookEndpointView, WebhookList } from './webhooks.schemas.ts'
 
 /** Endpoints per org (the original service's limit too). */
 export const MAX_WEBHOOK_ENDPOINTS = 20
@@ -103,13 +103,13 @@ export async function addWebhookEndpoint(services: EndpointServices, input: { or
 }
 
 /** The org's live endpoints, newest first (at most MAX_WEBHOOK_ENDPOINTS, so no paging). */
-export async function listWebhookEndpoints(db: Db, orgId: string): Promise<{ webhooks: WebhookEndpointView[] }> {
-  const rows = await db
+export async function listWebhookEndpoints(services: EndpointServices, orgId: string): Promise<WebhookList> {
+  const rows = await services.db
     .select()
     .from(webhookEndpoints)
     .where(and(eq(webhookEndpoints.orgId, orgId), isNull(webhookEndpoints.deletedAt)))
     .orderBy(desc(webhookEndpoints.createdAt), desc(webhookEndpoints.id))
-  return { webhooks: rows.map(presentEndpoint) }
+  return { webhooks: rows.map(presentEndpoint), private_addresses_allowed: services.config.webhookAllowPrivate }
 }
 
 /**

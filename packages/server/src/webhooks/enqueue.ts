@@ -1,7 +1,8 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { documents, orgs, webhookDeliveries, webhookEndpoints, type auditEvents } from '../db/schema.ts'
-import { isWebhookEvent, webhookPayload } from './payload.ts'
+import { webhookPayload } from './payload.ts'
+import { isWebhookEvent } from './webhook-events.ts'
 import { WEBHOOK_PLANS } from './plan.ts'
 
 /**

@@ -1,8 +1,5 @@
-// Type-only: audit-trail.ts imports this module (through enqueue.ts), so a value import would be circular.
-import type { WEBHOOK_EVENT_TYPES } from '../audit/audit-trail.ts'
 import type { DocumentStatus } from '../db/schema.ts'
-
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
+import type { WebhookEventType } from './webhook-events.ts'
 
 /*
  * The document's status at the moment of each event: a view or a signature happens
@@ -15,8 +12,6 @@ const STATUS_AT_EVENT: Record<WebhookEventType, DocumentStatus> = {
   'document.completed': 'completed',
   'document.declined': 'declined',
 }
-
-export const isWebhookEvent = (type: string): type is WebhookEventType => Object.hasOwn(STATUS_AT_EVENT, type)
 
 export interface WebhookPayloadInput {
   event: WebhookEventType

@@ -43,7 +43,16 @@ export const WebhookEndpoint = Type.Object(endpointFields, { additionalPropertie
 
 export const WebhookCreated = Type.Object({ ...endpointFields, secret: Secret }, { additionalProperties: false })
 
-export const WebhookList = Type.Object({ webhooks: Type.Array(WebhookEndpoint) }, { additionalProperties: false })
+export const WebhookList = Type.Object(
+  {
+    webhooks: Type.Array(WebhookEndpoint),
+    private_addresses_allowed: Type.Boolean({
+      description: 'an extension: whether this instance accepts URLs on private, loopback and link-local addresses (WEBHOOK_ALLOW_PRIVATE); false refuses them',
+    }),
+  },
+  { additionalProperties: false },
+)
+export type WebhookList = Static<typeof WebhookList>
 
 export const WebhookSecret = Type.Object({ id: Type.String(), secret: Secret }, { additionalProperties: false })
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { expect } from 'vitest'
 import type { Plan } from '../../src/db/schema.ts'
+import { STATUS_BY_CODE, type ErrorCode } from '../../src/errors.ts'
 import type { TestServer } from './test-server.ts'
 
 /** A JSON object body, as the API's resources are; tests index into it freely. */
@@ -12,12 +13,15 @@ export async function bodyOf<T = Json>(response: Response): Promise<T> {
 }
 
 /**
- * Asserts an error response: the status, and a body that is exactly `{error: string}`
- * (the spec's error shape), whose text matches `message` when given. Returns the text.
+ * Asserts an error response: the status, and a body that is exactly `{error, code, field?}` (the
+ * spec's `{error}` and our code, whose status is the response's), whose text matches `message`
+ * when given. Returns the text.
  */
 export async function expectError(response: Response, status: number, message?: string | RegExp): Promise<string> {
   const body = await bodyOf(response)
-  expect({ status: response.status, body }).toEqual({ status, body: { error: expect.any(String) as unknown } })
+  const field = typeof body.field === 'string' ? { field: body.field } : {}
+  expect({ status: response.status, body }).toEqual({ status, body: { error: expect.any(String) as unknown, code: expect.any(String) as unknown, ...field } })
+  expect(STATUS_BY_CODE[body.code as ErrorCode], `the status of code ${String(body.code)}`).toBe(status)
   const text = body.error as string
   if (typeof message === 'string') expect(text).toBe(message)
   else if (message) expect(text).toMatch(message)

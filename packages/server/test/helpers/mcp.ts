@@ -41,13 +41,31 @@ export async function callOk<T = Record<string, unknown>>(client: Client, name: 
   return { structured: result.structuredContent as T, result }
 }
 
-/** Calls a tool that must fail as a tool error (isError, one text item); returns that text. */
-export async function callError(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
+/** A tool error's structured data: the REST error body. */
+export interface ToolErrorBody {
+  error: string
+  code: string
+  field?: string
+}
+
+/**
+ * Calls a tool that must fail as a tool error: isError, one text item (the REST text, and a 402's
+ * upgrade link) and the REST error body as structuredContent. Returns both.
+ */
+export async function callErrorResult(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ text: string; body: ToolErrorBody }> {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult
   expect(result.isError).toBe(true)
-  expect(result.structuredContent).toBeUndefined()
   expect(result.content).toHaveLength(1)
   const [item] = result.content
   expect(item?.type).toBe('text')
-  return (item as { text: string }).text
+  const text = (item as { text: string }).text
+  const body = result.structuredContent as unknown as ToolErrorBody
+  expect(body).toMatchObject({ error: expect.any(String) as unknown, code: expect.any(String) as unknown })
+  expect(text.startsWith(body.error), `${text} begins with ${body.error}`).toBe(true)
+  return { text, body }
+}
+
+/** Calls a tool that must fail as a tool error (callErrorResult); returns its text. */
+export async function callError(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
+  return (await callErrorResult(client, name, args)).text
 }

@@ -50,7 +50,8 @@ export class SignerClient {
 
   page = () => this.call('')
   view = () => this.call('/view', { json: {} })
-  finish = (values: Record<string, string | boolean>) => this.call('/finish', { json: { values } })
+  /** `locale` as the signer page sends navigator.language: date fields are printed in it. */
+  finish = (values: Record<string, string | boolean>, locale?: string) => this.call('/finish', { json: { values, ...(locale ? { locale } : {}) } })
   decline = (reason?: string) => this.call('/decline', { json: reason === undefined ? {} : { reason } })
   sendCode = () => this.call('/code', { json: {} })
   verify = (code: string) => this.call('/code/verify', { json: { code } })

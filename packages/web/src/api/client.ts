@@ -1,10 +1,10 @@
 import createClient from 'openapi-fetch'
-import type { paths } from './schema'
+import type { components, paths } from './schema'
 
 /** The typed client of the public /api/v1 routes; the session cookie authenticates it. */
 export const api = createClient<paths>({ baseUrl: '/api/v1', credentials: 'same-origin' })
 
-/** A refused request: `message` is the server's {error} text, shown as it is. */
+/** A refused request: `message` is the server's {error} text; `code` and `field` say what to do with it. */
 export class ApiError extends Error {
   readonly status: number
   readonly body: unknown
@@ -14,6 +14,24 @@ export class ApiError extends Error {
     this.status = status
     this.body = body
   }
+
+  /** The error's stable name (the server's `code`), when the server sent one. */
+  get code(): ErrorCode | undefined {
+    return bodyString(this.body, 'code') as ErrorCode | undefined
+  }
+
+  /** The JSON pointer of the value at fault (the server's `field`), e.g. /signers/0/email. */
+  get field(): string | undefined {
+    return bodyString(this.body, 'field')
+  }
+}
+
+/** Every `code` an error body may carry. */
+export type ErrorCode = components['schemas']['Error']['code']
+
+function bodyString(body: unknown, key: string): string | undefined {
+  const value = body && typeof body === 'object' ? (body as Record<string, unknown>)[key] : undefined
+  return typeof value === 'string' ? value : undefined
 }
 
 const UNREACHABLE = 'The server could not be reached. Check your connection and try again.'

@@ -280,6 +280,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/documents/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Count documents per status (extension): the list's tabs in one request */
+        get: operations["countDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/documents/{id}": {
         parameters: {
             query?: never;
@@ -1288,7 +1305,36 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        Error: {
+            /**
+             * @description a stable machine name for the kind of error; act on it, not on the text
+             * @enum {string}
+             */
+            code: "invalid_request" | "validation_failed" | "invalid_json" | "unauthenticated" | "missing_api_key" | "invalid_api_key" | "payment_required" | "spend_cap_reached" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+            /** @description what went wrong, in a sentence for a person */
+            error: string;
+            /** @description the JSON pointer (RFC 6901) of the value at fault, e.g. /signers/0/email; on validation errors and domain errors about one field */
+            field?: string;
+        };
+        PaymentRequired: {
+            /**
+             * @description a stable machine name for the kind of error; act on it, not on the text
+             * @enum {string}
+             */
+            code: "invalid_request" | "validation_failed" | "invalid_json" | "unauthenticated" | "missing_api_key" | "invalid_api_key" | "payment_required" | "spend_cap_reached" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+            /** @description what went wrong, in a sentence for a person */
+            error: string;
+            /** @description the JSON pointer (RFC 6901) of the value at fault, e.g. /signers/0/email; on validation errors and domain errors about one field */
+            field?: string;
+            upgrade?: boolean;
+            /**
+             * Format: uri
+             * @description checkout link for a credit pack
+             */
+            upgrade_url?: string;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -1329,9 +1375,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request came from another site (Origin check) */
@@ -1340,9 +1384,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too many attempts from this address (or, on log-in, for this account); see Retry-After */
@@ -1351,9 +1393,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The server has too many sign-ins or sign-ups to handle at once; see Retry-After */
@@ -1362,9 +1402,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1392,6 +1430,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description what the user may do in the workspace this session acts in (all false but operate_instance without one) */
+                        abilities: {
+                            /** @description create and revoke API keys (owners and admins) */
+                            manage_api_keys: boolean;
+                            /** @description change the spend cap (owners and admins; everyone sees usage) */
+                            manage_billing: boolean;
+                            /** @description submit the workspace's identity check (owners) */
+                            manage_identity_check: boolean;
+                            /** @description invite members and change or remove them (owners and admins) */
+                            manage_members: boolean;
+                            /** @description make someone an owner or change an owner (owners) */
+                            manage_owners: boolean;
+                            /** @description add and remove webhook endpoints (owners and admins) */
+                            manage_webhooks: boolean;
+                            /** @description use the Operator area (instance operators) */
+                            operate_instance: boolean;
+                            /** @description turn on or off the rule that members sign in with a second factor (owners) */
+                            require_two_factor: boolean;
+                        };
                         user: {
                             email: string;
                             email_verified: boolean;
@@ -1448,9 +1505,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Wrong e-mail or password */
@@ -1459,9 +1514,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The address is not verified yet (a new link is mailed), the account is disabled, or a cross-site request */
@@ -1470,9 +1523,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too many attempts from this address (or, on log-in, for this account); see Retry-After */
@@ -1481,9 +1532,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The server has too many sign-ins or sign-ups to handle at once; see Retry-After */
@@ -1492,9 +1541,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1521,9 +1568,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1567,6 +1612,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description what the user may do in the workspace this session acts in (all false but operate_instance without one) */
+                        abilities: {
+                            /** @description create and revoke API keys (owners and admins) */
+                            manage_api_keys: boolean;
+                            /** @description change the spend cap (owners and admins; everyone sees usage) */
+                            manage_billing: boolean;
+                            /** @description submit the workspace's identity check (owners) */
+                            manage_identity_check: boolean;
+                            /** @description invite members and change or remove them (owners and admins) */
+                            manage_members: boolean;
+                            /** @description make someone an owner or change an owner (owners) */
+                            manage_owners: boolean;
+                            /** @description add and remove webhook endpoints (owners and admins) */
+                            manage_webhooks: boolean;
+                            /** @description use the Operator area (instance operators) */
+                            operate_instance: boolean;
+                            /** @description turn on or off the rule that members sign in with a second factor (owners) */
+                            require_two_factor: boolean;
+                        };
                         user: {
                             email: string;
                             email_verified: boolean;
@@ -1604,9 +1668,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The code or passkey was not accepted (it counts against the account’s lockout) */
@@ -1615,9 +1677,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request came from another site (Origin check) */
@@ -1626,9 +1686,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No sign-in step, or it expired or ran out of answers: sign in again */
@@ -1637,9 +1695,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too many failed sign-ins for this account; see Retry-After */
@@ -1648,9 +1704,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1684,9 +1738,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1714,6 +1766,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description what the user may do in the workspace this session acts in (all false but operate_instance without one) */
+                        abilities: {
+                            /** @description create and revoke API keys (owners and admins) */
+                            manage_api_keys: boolean;
+                            /** @description change the spend cap (owners and admins; everyone sees usage) */
+                            manage_billing: boolean;
+                            /** @description submit the workspace's identity check (owners) */
+                            manage_identity_check: boolean;
+                            /** @description invite members and change or remove them (owners and admins) */
+                            manage_members: boolean;
+                            /** @description make someone an owner or change an owner (owners) */
+                            manage_owners: boolean;
+                            /** @description add and remove webhook endpoints (owners and admins) */
+                            manage_webhooks: boolean;
+                            /** @description use the Operator area (instance operators) */
+                            operate_instance: boolean;
+                            /** @description turn on or off the rule that members sign in with a second factor (owners) */
+                            require_two_factor: boolean;
+                        };
                         user: {
                             email: string;
                             email_verified: boolean;
@@ -1770,9 +1841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request came from another site (Origin check) */
@@ -1781,9 +1850,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown link */
@@ -1792,9 +1859,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The link expired or was already used */
@@ -1803,9 +1868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The server has too many sign-ins or sign-ups to handle at once; see Retry-After */
@@ -1814,9 +1877,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1860,6 +1921,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description what the user may do in the workspace this session acts in (all false but operate_instance without one) */
+                        abilities: {
+                            /** @description create and revoke API keys (owners and admins) */
+                            manage_api_keys: boolean;
+                            /** @description change the spend cap (owners and admins; everyone sees usage) */
+                            manage_billing: boolean;
+                            /** @description submit the workspace's identity check (owners) */
+                            manage_identity_check: boolean;
+                            /** @description invite members and change or remove them (owners and admins) */
+                            manage_members: boolean;
+                            /** @description make someone an owner or change an owner (owners) */
+                            manage_owners: boolean;
+                            /** @description add and remove webhook endpoints (owners and admins) */
+                            manage_webhooks: boolean;
+                            /** @description use the Operator area (instance operators) */
+                            operate_instance: boolean;
+                            /** @description turn on or off the rule that members sign in with a second factor (owners) */
+                            require_two_factor: boolean;
+                        };
                         user: {
                             email: string;
                             email_verified: boolean;
@@ -1897,9 +1977,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The code or passkey was not accepted (it counts against the account’s lockout) */
@@ -1908,9 +1986,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request came from another site (Origin check) */
@@ -1919,9 +1995,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Ask for the options first */
@@ -1930,9 +2004,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No sign-in step, or it expired or ran out of answers: sign in again */
@@ -1941,9 +2013,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too many failed sign-ins for this account; see Retry-After */
@@ -1952,9 +2022,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1988,9 +2056,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No sign-in step, or it expired or ran out of answers: sign in again */
@@ -1999,9 +2065,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2028,6 +2092,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description what the user may do in the workspace this session acts in (all false but operate_instance without one) */
+                        abilities: {
+                            /** @description create and revoke API keys (owners and admins) */
+                            manage_api_keys: boolean;
+                            /** @description change the spend cap (owners and admins; everyone sees usage) */
+                            manage_billing: boolean;
+                            /** @description submit the workspace's identity check (owners) */
+                            manage_identity_check: boolean;
+                            /** @description invite members and change or remove them (owners and admins) */
+                            manage_members: boolean;
+                            /** @description make someone an owner or change an owner (owners) */
+                            manage_owners: boolean;
+                            /** @description add and remove webhook endpoints (owners and admins) */
+                            manage_webhooks: boolean;
+                            /** @description use the Operator area (instance operators) */
+                            operate_instance: boolean;
+                            /** @description turn on or off the rule that members sign in with a second factor (owners) */
+                            require_two_factor: boolean;
+                        };
                         user: {
                             email: string;
                             email_verified: boolean;
@@ -2065,9 +2148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The code or passkey was not accepted (it counts against the account’s lockout) */
@@ -2076,9 +2157,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request came from another site (Origin check) */
@@ -2087,9 +2166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No sign-in step, or it expired or ran out of answers: sign in again */
@@ -2098,9 +2175,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too many failed sign-ins for this account; see Retry-After */
@@ -2109,9 +2184,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2138,6 +2211,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description what the user may do in the workspace this session acts in (all false but operate_instance without one) */
+                        abilities: {
+                            /** @description create and revoke API keys (owners and admins) */
+                            manage_api_keys: boolean;
+                            /** @description change the spend cap (owners and admins; everyone sees usage) */
+                            manage_billing: boolean;
+                            /** @description submit the workspace's identity check (owners) */
+                            manage_identity_check: boolean;
+                            /** @description invite members and change or remove them (owners and admins) */
+                            manage_members: boolean;
+                            /** @description make someone an owner or change an owner (owners) */
+                            manage_owners: boolean;
+                            /** @description add and remove webhook endpoints (owners and admins) */
+                            manage_webhooks: boolean;
+                            /** @description use the Operator area (instance operators) */
+                            operate_instance: boolean;
+                            /** @description turn on or off the rule that members sign in with a second factor (owners) */
+                            require_two_factor: boolean;
+                        };
                         user: {
                             email: string;
                             email_verified: boolean;
@@ -2175,9 +2267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The code or passkey was not accepted (it counts against the account’s lockout) */
@@ -2186,9 +2276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request came from another site (Origin check) */
@@ -2197,9 +2285,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No sign-in step, or it expired or ran out of answers: sign in again */
@@ -2208,9 +2294,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too many failed sign-ins for this account; see Retry-After */
@@ -2219,9 +2303,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2253,6 +2335,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description what the user may do in the workspace this session acts in (all false but operate_instance without one) */
+                        abilities: {
+                            /** @description create and revoke API keys (owners and admins) */
+                            manage_api_keys: boolean;
+                            /** @description change the spend cap (owners and admins; everyone sees usage) */
+                            manage_billing: boolean;
+                            /** @description submit the workspace's identity check (owners) */
+                            manage_identity_check: boolean;
+                            /** @description invite members and change or remove them (owners and admins) */
+                            manage_members: boolean;
+                            /** @description make someone an owner or change an owner (owners) */
+                            manage_owners: boolean;
+                            /** @description add and remove webhook endpoints (owners and admins) */
+                            manage_webhooks: boolean;
+                            /** @description use the Operator area (instance operators) */
+                            operate_instance: boolean;
+                            /** @description turn on or off the rule that members sign in with a second factor (owners) */
+                            require_two_factor: boolean;
+                        };
                         user: {
                             email: string;
                             email_verified: boolean;
@@ -2290,9 +2391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request came from another site (Origin check) */
@@ -2301,9 +2400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown link */
@@ -2312,9 +2409,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The address already has an account (promote it with the CLI) */
@@ -2323,9 +2418,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The link expired or was already used */
@@ -2334,9 +2427,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The server has too many sign-ins or sign-ups to handle at once; see Retry-After */
@@ -2345,9 +2436,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2389,9 +2478,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request came from another site (Origin check) */
@@ -2400,9 +2487,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown link */
@@ -2411,9 +2496,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The link expired or was already used */
@@ -2422,9 +2505,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too many attempts from this address (or, on log-in, for this account); see Retry-After */
@@ -2433,9 +2514,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The server has too many sign-ins or sign-ups to handle at once; see Retry-After */
@@ -2444,9 +2523,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2473,6 +2550,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description what the user may do in the workspace this session acts in (all false but operate_instance without one) */
+                        abilities: {
+                            /** @description create and revoke API keys (owners and admins) */
+                            manage_api_keys: boolean;
+                            /** @description change the spend cap (owners and admins; everyone sees usage) */
+                            manage_billing: boolean;
+                            /** @description submit the workspace's identity check (owners) */
+                            manage_identity_check: boolean;
+                            /** @description invite members and change or remove them (owners and admins) */
+                            manage_members: boolean;
+                            /** @description make someone an owner or change an owner (owners) */
+                            manage_owners: boolean;
+                            /** @description add and remove webhook endpoints (owners and admins) */
+                            manage_webhooks: boolean;
+                            /** @description use the Operator area (instance operators) */
+                            operate_instance: boolean;
+                            /** @description turn on or off the rule that members sign in with a second factor (owners) */
+                            require_two_factor: boolean;
+                        };
                         user: {
                             email: string;
                             email_verified: boolean;
@@ -2510,9 +2606,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request came from another site (Origin check) */
@@ -2521,9 +2615,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown link */
@@ -2532,9 +2624,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The link expired or was already used */
@@ -2543,9 +2633,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2577,9 +2665,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -2588,9 +2674,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2629,9 +2713,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -2640,9 +2722,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -2651,9 +2731,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2666,6 +2744,8 @@ export interface operations {
                 search?: string;
                 /** @description status=completed hides self-sealed documents unless true */
                 include_self_sealed?: boolean;
+                /** @description extension: only documents with an expiry before this time (UTC ISO-8601 ending in Z), soonest first */
+                expires_before?: string;
                 limit?: number;
                 offset?: number;
             };
@@ -2691,6 +2771,20 @@ export interface operations {
                             expires_at: string | null;
                             id: string;
                             is_verified_badge: boolean;
+                            /** @description extension: the signers in request order */
+                            recipients: {
+                                email: string;
+                                /** @description the signer id (POST /documents/{id}/signers/{signerId}/resend) */
+                                id: string;
+                                name: string | null;
+                                role: number;
+                                /** @enum {unknown} */
+                                status: "pending" | "viewed" | "signed" | "declined";
+                            }[];
+                            /** @description extension: signers who have signed */
+                            signed_count: number;
+                            /** @description extension: signers in all */
+                            signer_count: number;
                             /** @enum {unknown} */
                             status: "draft" | "sent" | "completed" | "declined" | "voided";
                             title: string;
@@ -2699,6 +2793,8 @@ export interface operations {
                              * @description ISO-8601 UTC with milliseconds
                              */
                             updated_at: string;
+                            /** @description extension: why a voided document was voided — sender (voided by its sender) or expired (its expires_at passed); null unless status is voided */
+                            voided_reason: ("sender" | "expired") | null;
                         }[];
                         has_more: boolean;
                         limit: number;
@@ -2713,9 +2809,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -2724,9 +2818,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -2735,9 +2827,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2784,6 +2874,8 @@ export interface operations {
                     }[];
                     /** Format: uuid */
                     template_id: string;
+                    /** @description extension: the title signers, the list and the certificate show (default: "<template name> — <first signer's name or e-mail>") */
+                    title?: string;
                 };
             };
         };
@@ -2823,9 +2915,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -2834,9 +2924,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Plan allowance exhausted */
@@ -2845,15 +2933,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        upgrade?: boolean;
-                        /**
-                         * Format: uri
-                         * @description checkout link for a credit pack
-                         */
-                        upgrade_url?: string;
-                    };
+                    "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -2862,9 +2942,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2920,9 +2998,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -2931,9 +3007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Below the Team plan, or the spend cap was already reached ({error, upgrade: true}) */
@@ -2942,15 +3016,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        upgrade?: boolean;
-                        /**
-                         * Format: uri
-                         * @description checkout link for a credit pack
-                         */
-                        upgrade_url?: string;
-                    };
+                    "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
             /** @description The Idempotency-Key was used with another body, or its request is still running */
@@ -2959,9 +3025,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -2970,9 +3034,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    countDocuments: {
+        parameters: {
+            query?: {
+                /** @description case-insensitive text in the title or in any signer's e-mail address */
+                search?: string;
+                /** @description status=completed hides self-sealed documents unless true */
+                include_self_sealed?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description extension: documents per status, for tabs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": {
-                        error: string;
+                        /** @description every document the search matches, self-sealed included */
+                        all: number;
+                        /** @description what GET /documents?status=… would total for each status (completed without self-sealed documents unless include_self_sealed) */
+                        by_status: {
+                            completed: number;
+                            declined: number;
+                            draft: number;
+                            sent: number;
+                            voided: number;
+                        };
                     };
+                };
+            };
+            /** @description Invalid query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3030,6 +3155,8 @@ export interface operations {
                          * @description ISO-8601 UTC with milliseconds
                          */
                         updated_at: string;
+                        /** @description extension: why a voided document was voided — sender (voided by its sender) or expired (its expires_at passed); null unless status is voided */
+                        voided_reason: ("sender" | "expired") | null;
                     };
                 };
             };
@@ -3039,9 +3166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such document in this org */
@@ -3050,9 +3175,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -3061,9 +3184,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3099,13 +3220,16 @@ export interface operations {
                              * @description ISO-8601 UTC with milliseconds
                              */
                             at: string;
-                            /** @description api_key, session, email_link, email_link+email_code, system, … */
-                            auth_method: string | null;
+                            /** @description how the actor proved who they are */
+                            auth_method: ("api_key" | "oauth" | "session" | "operator" | "email_link" | "email_link+email_code" | "system") | null;
                             data: {
                                 [key: string]: unknown;
                             };
-                            /** @description document.sent, document.viewed, signer.code_sent, document.signed, document.completed, … */
-                            event: string;
+                            /**
+                             * @description what happened; more types may be added, so treat an unknown one as informational
+                             * @enum {unknown}
+                             */
+                            event: "document.sent" | "document.viewed" | "document.signed" | "document.completed" | "document.declined" | "document.voided" | "document.expired" | "signer.invitation_resent" | "signer.code_sent" | "signer.code_verified" | "signer.code_rejected" | "signed_pdf.created" | "document.seal_requested" | "document.sealed";
                             /** @description SHA-256 (hex) over this event and the previous event's hash */
                             hash: string;
                             ip: string | null;
@@ -3123,9 +3247,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such document in this org */
@@ -3134,9 +3256,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -3145,9 +3265,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3179,9 +3297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not available */
@@ -3190,9 +3306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -3201,9 +3315,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3235,9 +3347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not available */
@@ -3246,9 +3356,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -3257,9 +3365,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3291,9 +3397,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not available */
@@ -3302,9 +3406,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -3313,9 +3415,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3353,9 +3453,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -3364,9 +3462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such document in this org, or no such signer on it */
@@ -3375,9 +3471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The document is not out for signature, or the signer has already signed or declined */
@@ -3386,9 +3480,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -3397,9 +3489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3434,9 +3524,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -3445,9 +3533,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such document in this org */
@@ -3456,9 +3542,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -3467,9 +3551,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3513,9 +3595,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -3524,9 +3604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3580,9 +3658,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -3591,9 +3667,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only the workspace's owner submits the identity check */
@@ -3602,9 +3676,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A check is already waiting for a decision */
@@ -3613,9 +3685,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The document is over 10 MB, or over a limit of this server (PDF limits, image size) */
@@ -3624,9 +3694,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The body is not application/pdf, image/png or image/jpeg */
@@ -3635,9 +3703,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -3646,9 +3712,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The server is busy with other documents: try again after Retry-After seconds */
@@ -3657,9 +3721,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3721,9 +3783,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The link expired or was already used */
@@ -3732,9 +3792,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3757,6 +3815,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description what the user may do in the workspace this session acts in (all false but operate_instance without one) */
+                        abilities: {
+                            /** @description create and revoke API keys (owners and admins) */
+                            manage_api_keys: boolean;
+                            /** @description change the spend cap (owners and admins; everyone sees usage) */
+                            manage_billing: boolean;
+                            /** @description submit the workspace's identity check (owners) */
+                            manage_identity_check: boolean;
+                            /** @description invite members and change or remove them (owners and admins) */
+                            manage_members: boolean;
+                            /** @description make someone an owner or change an owner (owners) */
+                            manage_owners: boolean;
+                            /** @description add and remove webhook endpoints (owners and admins) */
+                            manage_webhooks: boolean;
+                            /** @description use the Operator area (instance operators) */
+                            operate_instance: boolean;
+                            /** @description turn on or off the rule that members sign in with a second factor (owners) */
+                            require_two_factor: boolean;
+                        };
                         user: {
                             email: string;
                             email_verified: boolean;
@@ -3794,9 +3871,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The invitation is for another address, or a cross-site request */
@@ -3805,9 +3880,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown invitation */
@@ -3816,9 +3889,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The invitation expired, was revoked or was already used, or its sender can no longer invite */
@@ -3827,9 +3898,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -3838,9 +3907,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3892,9 +3959,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Signed in as a member: only the workspace's owners and admins manage keys */
@@ -3903,9 +3968,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -3914,9 +3977,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3965,9 +4026,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -3976,9 +4035,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Signed in as a member: only the workspace's owners and admins manage keys */
@@ -3987,9 +4044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -3998,9 +4053,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4030,9 +4083,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Signed in as a member: only the workspace's owners and admins manage keys */
@@ -4041,9 +4092,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such key in this workspace */
@@ -4052,9 +4101,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -4063,9 +4110,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4086,6 +4131,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description what the user may do in the workspace this session acts in (all false but operate_instance without one) */
+                        abilities: {
+                            /** @description create and revoke API keys (owners and admins) */
+                            manage_api_keys: boolean;
+                            /** @description change the spend cap (owners and admins; everyone sees usage) */
+                            manage_billing: boolean;
+                            /** @description submit the workspace's identity check (owners) */
+                            manage_identity_check: boolean;
+                            /** @description invite members and change or remove them (owners and admins) */
+                            manage_members: boolean;
+                            /** @description make someone an owner or change an owner (owners) */
+                            manage_owners: boolean;
+                            /** @description add and remove webhook endpoints (owners and admins) */
+                            manage_webhooks: boolean;
+                            /** @description use the Operator area (instance operators) */
+                            operate_instance: boolean;
+                            /** @description turn on or off the rule that members sign in with a second factor (owners) */
+                            require_two_factor: boolean;
+                        };
                         user: {
                             email: string;
                             email_verified: boolean;
@@ -4123,9 +4187,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -4134,9 +4196,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4163,6 +4223,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description what the user may do in the workspace this session acts in (all false but operate_instance without one) */
+                        abilities: {
+                            /** @description create and revoke API keys (owners and admins) */
+                            manage_api_keys: boolean;
+                            /** @description change the spend cap (owners and admins; everyone sees usage) */
+                            manage_billing: boolean;
+                            /** @description submit the workspace's identity check (owners) */
+                            manage_identity_check: boolean;
+                            /** @description invite members and change or remove them (owners and admins) */
+                            manage_members: boolean;
+                            /** @description make someone an owner or change an owner (owners) */
+                            manage_owners: boolean;
+                            /** @description add and remove webhook endpoints (owners and admins) */
+                            manage_webhooks: boolean;
+                            /** @description use the Operator area (instance operators) */
+                            operate_instance: boolean;
+                            /** @description turn on or off the rule that members sign in with a second factor (owners) */
+                            require_two_factor: boolean;
+                        };
                         user: {
                             email: string;
                             email_verified: boolean;
@@ -4200,9 +4279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -4211,9 +4288,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A state-changing request from another site (Origin check) */
@@ -4222,9 +4297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -4233,9 +4306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4305,9 +4376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -4316,9 +4385,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request came from another site (Origin check) */
@@ -4327,9 +4394,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Already registered */
@@ -4338,9 +4403,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The set-up step expired: start again */
@@ -4349,9 +4412,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -4360,9 +4421,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4403,9 +4462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -4414,9 +4471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request came from another site (Origin check) */
@@ -4425,9 +4480,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -4436,9 +4489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4474,9 +4525,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -4485,9 +4534,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request came from another site (Origin check) */
@@ -4496,9 +4543,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such passkey of yours */
@@ -4507,9 +4552,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A workspace of yours requires a second factor and this is your last */
@@ -4518,9 +4561,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -4529,9 +4570,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4565,9 +4604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -4576,9 +4613,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A state-changing request from another site (Origin check) */
@@ -4587,9 +4622,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -4598,9 +4631,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The server has too many passwords to check at once; see Retry-After */
@@ -4609,9 +4640,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4650,9 +4679,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -4661,9 +4688,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request came from another site (Origin check) */
@@ -4672,9 +4697,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No second factor is set up */
@@ -4683,9 +4706,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -4694,9 +4715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4739,9 +4758,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -4750,9 +4767,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4799,9 +4814,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -4810,9 +4823,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4841,9 +4852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A state-changing request from another site (Origin check) */
@@ -4852,9 +4861,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such session of yours */
@@ -4863,9 +4870,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -4874,9 +4879,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4934,9 +4937,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -4945,9 +4946,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4988,9 +4987,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request came from another site (Origin check) */
@@ -4999,9 +4996,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -5010,9 +5005,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5052,9 +5045,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -5063,9 +5054,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request came from another site (Origin check) */
@@ -5074,9 +5063,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The set-up step expired: start again */
@@ -5085,9 +5072,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -5096,9 +5081,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5132,9 +5115,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -5143,9 +5124,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request came from another site (Origin check) */
@@ -5154,9 +5133,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No app is set up, or a workspace of yours requires a second factor and this is your last */
@@ -5165,9 +5142,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -5176,9 +5151,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5205,6 +5178,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description what the user may do in the workspace this session acts in (all false but operate_instance without one) */
+                        abilities: {
+                            /** @description create and revoke API keys (owners and admins) */
+                            manage_api_keys: boolean;
+                            /** @description change the spend cap (owners and admins; everyone sees usage) */
+                            manage_billing: boolean;
+                            /** @description submit the workspace's identity check (owners) */
+                            manage_identity_check: boolean;
+                            /** @description invite members and change or remove them (owners and admins) */
+                            manage_members: boolean;
+                            /** @description make someone an owner or change an owner (owners) */
+                            manage_owners: boolean;
+                            /** @description add and remove webhook endpoints (owners and admins) */
+                            manage_webhooks: boolean;
+                            /** @description use the Operator area (instance operators) */
+                            operate_instance: boolean;
+                            /** @description turn on or off the rule that members sign in with a second factor (owners) */
+                            require_two_factor: boolean;
+                        };
                         user: {
                             email: string;
                             email_verified: boolean;
@@ -5242,9 +5234,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A state-changing request from another site (Origin check) */
@@ -5253,9 +5243,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description You do not belong to that workspace */
@@ -5264,9 +5252,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -5275,9 +5261,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5335,9 +5319,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only the workspace's owners and admins manage members (and only an owner makes or changes an owner); or a cross-site request */
@@ -5346,9 +5328,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -5357,9 +5337,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5412,9 +5390,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -5423,9 +5399,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only the workspace's owners and admins manage members (and only an owner makes or changes an owner); or a cross-site request */
@@ -5434,9 +5408,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Already a member */
@@ -5445,9 +5417,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -5456,9 +5426,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5487,9 +5455,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only the workspace's owners and admins manage members (and only an owner makes or changes an owner); or a cross-site request */
@@ -5498,9 +5464,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such pending invitation */
@@ -5509,9 +5473,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -5520,9 +5482,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5551,9 +5511,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only the workspace's owners and admins manage members (and only an owner makes or changes an owner); or a cross-site request */
@@ -5562,9 +5520,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such member in this workspace */
@@ -5573,9 +5529,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The last owner can neither leave, be removed nor be demoted */
@@ -5584,9 +5538,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -5595,9 +5547,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5646,9 +5596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only the workspace's owners and admins manage members (and only an owner makes or changes an owner); or a cross-site request */
@@ -5657,9 +5605,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such member in this workspace */
@@ -5668,9 +5614,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The last owner can neither leave, be removed nor be demoted */
@@ -5679,9 +5623,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -5690,9 +5632,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5760,9 +5700,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -5771,9 +5709,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only instance operators use the Operator area */
@@ -5782,9 +5718,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -5793,9 +5727,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5867,9 +5799,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -5878,9 +5808,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only instance operators use the Operator area */
@@ -5889,9 +5817,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such identity check */
@@ -5900,9 +5826,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The check was already decided */
@@ -5911,9 +5835,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -5922,9 +5844,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5958,9 +5878,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only instance operators use the Operator area */
@@ -5969,9 +5887,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such identity check */
@@ -5980,9 +5896,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The check was decided and its document erased */
@@ -5991,9 +5905,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The document was stored under another server's key (IDENTITY_DOCUMENT_KEY) */
@@ -6002,9 +5914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -6013,9 +5923,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6072,9 +5980,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -6083,9 +5989,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only instance operators use the Operator area */
@@ -6094,9 +5998,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -6105,9 +6007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6151,9 +6051,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -6162,9 +6060,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only instance operators use the Operator area */
@@ -6173,9 +6069,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such org */
@@ -6184,9 +6078,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -6195,9 +6087,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6241,9 +6131,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -6252,9 +6140,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only instance operators use the Operator area */
@@ -6263,9 +6149,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such org */
@@ -6274,9 +6158,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -6285,9 +6167,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6350,9 +6230,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -6361,9 +6239,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only instance operators use the Operator area */
@@ -6372,9 +6248,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -6383,9 +6257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6440,9 +6312,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only instance operators use the Operator area */
@@ -6451,9 +6321,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such user */
@@ -6462,9 +6330,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An operator cannot disable their own account */
@@ -6473,9 +6339,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -6484,9 +6348,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6541,9 +6403,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only instance operators use the Operator area */
@@ -6552,9 +6412,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such user */
@@ -6563,9 +6421,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -6574,9 +6430,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6631,9 +6485,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only instance operators use the Operator area */
@@ -6642,9 +6494,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such user */
@@ -6653,9 +6503,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -6664,9 +6512,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6696,9 +6542,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only instance operators */
@@ -6707,9 +6551,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such user */
@@ -6718,9 +6560,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -6729,9 +6569,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6847,9 +6685,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -6858,9 +6694,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The plan's allowance or the spend cap is reached */
@@ -6869,15 +6703,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        upgrade?: boolean;
-                        /**
-                         * Format: uri
-                         * @description checkout link for a credit pack
-                         */
-                        upgrade_url?: string;
-                    };
+                    "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
             /** @description The org's identity check is missing or expired */
@@ -6886,9 +6712,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The PDF is over a limit of this server: size (25 MB by default), pages, objects, image size or decompressed size */
@@ -6897,9 +6721,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The body is not application/pdf */
@@ -6908,9 +6730,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -6919,9 +6739,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The server is busy with other documents: try again after Retry-After seconds */
@@ -6930,9 +6748,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6997,9 +6813,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such self-sealed document in this org */
@@ -7008,9 +6822,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -7019,9 +6831,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7072,9 +6882,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -7083,9 +6891,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -7094,9 +6900,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7170,9 +6974,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -7181,9 +6983,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The plan's template limit is reached (Free: one template); the body has upgrade_url */
@@ -7192,15 +6992,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        upgrade?: boolean;
-                        /**
-                         * Format: uri
-                         * @description checkout link for a credit pack
-                         */
-                        upgrade_url?: string;
-                    };
+                    "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
             /** @description The PDF is over a limit of this server (size, pages, objects, image size or decompressed size) */
@@ -7209,9 +7001,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The body is not application/pdf */
@@ -7220,9 +7010,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -7231,9 +7019,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The server is busy with other documents: try again after Retry-After seconds */
@@ -7242,9 +7028,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7313,9 +7097,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such template in this org (or it was deleted) */
@@ -7324,9 +7106,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -7335,9 +7115,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7367,9 +7145,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such template in this org (or it was deleted) */
@@ -7378,9 +7154,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -7389,9 +7163,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7467,9 +7239,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -7478,9 +7248,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such template in this org (or it was deleted) */
@@ -7489,9 +7257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -7500,9 +7266,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7571,9 +7335,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The plan's template limit is reached (Free: one template); the body has upgrade_url */
@@ -7582,15 +7344,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        upgrade?: boolean;
-                        /**
-                         * Format: uri
-                         * @description checkout link for a credit pack
-                         */
-                        upgrade_url?: string;
-                    };
+                    "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
             /** @description No such template in this org (or it was deleted) */
@@ -7599,9 +7353,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -7610,9 +7362,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7698,9 +7448,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -7709,9 +7457,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such template in this org (or it was deleted) */
@@ -7720,9 +7466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Documents were sent from this template: duplicate it to change the fields */
@@ -7731,9 +7475,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -7742,9 +7484,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7776,9 +7516,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such template in this org (or it was deleted) */
@@ -7787,9 +7525,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -7798,9 +7534,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7865,9 +7599,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -7876,9 +7608,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -7887,9 +7617,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7910,6 +7638,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description an extension: whether this instance accepts URLs on private, loopback and link-local addresses (WEBHOOK_ALLOW_PRIVATE); false refuses them */
+                        private_addresses_allowed: boolean;
                         webhooks: {
                             /**
                              * Format: date-time
@@ -7929,9 +7659,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -7940,9 +7668,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7989,9 +7715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -8000,9 +7724,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Webhooks need the Pro plan or higher (body has upgrade: true) */
@@ -8011,15 +7733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        upgrade?: boolean;
-                        /**
-                         * Format: uri
-                         * @description checkout link for a credit pack
-                         */
-                        upgrade_url?: string;
-                    };
+                    "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
             /** @description The URL is already registered, or the org has the most endpoints allowed (20) */
@@ -8028,9 +7742,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -8039,9 +7751,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8076,9 +7786,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -8087,9 +7795,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such webhook endpoint in this org */
@@ -8098,9 +7804,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -8109,9 +7813,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8159,9 +7861,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -8170,9 +7870,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Webhooks need the Pro plan or higher (body has upgrade: true) */
@@ -8181,15 +7879,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        upgrade?: boolean;
-                        /**
-                         * Format: uri
-                         * @description checkout link for a credit pack
-                         */
-                        upgrade_url?: string;
-                    };
+                    "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
             /** @description No such webhook endpoint in this org */
@@ -8198,9 +7888,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -8209,9 +7897,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8286,9 +7972,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -8297,9 +7981,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such webhook endpoint in this org */
@@ -8308,9 +7990,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -8319,9 +7999,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8359,9 +8037,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -8370,9 +8046,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Webhooks need the Pro plan or higher (body has upgrade: true) */
@@ -8381,15 +8055,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        upgrade?: boolean;
-                        /**
-                         * Format: uri
-                         * @description checkout link for a credit pack
-                         */
-                        upgrade_url?: string;
-                    };
+                    "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
             /** @description No such endpoint or delivery in this org */
@@ -8398,9 +8064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The delivery is already queued, or the endpoint is disabled */
@@ -8409,9 +8073,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -8420,9 +8082,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8458,9 +8118,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -8469,9 +8127,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Webhooks need the Pro plan or higher (body has upgrade: true) */
@@ -8480,15 +8136,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        upgrade?: boolean;
-                        /**
-                         * Format: uri
-                         * @description checkout link for a credit pack
-                         */
-                        upgrade_url?: string;
-                    };
+                    "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
             /** @description No such webhook endpoint in this org */
@@ -8497,9 +8145,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -8508,9 +8154,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8552,9 +8196,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -8563,9 +8205,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Webhooks need the Pro plan or higher (body has upgrade: true) */
@@ -8574,15 +8214,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        upgrade?: boolean;
-                        /**
-                         * Format: uri
-                         * @description checkout link for a credit pack
-                         */
-                        upgrade_url?: string;
-                    };
+                    "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
             /** @description No such webhook endpoint in this org */
@@ -8591,9 +8223,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -8602,9 +8232,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8640,9 +8268,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request came from another site (Origin check) */
@@ -8651,9 +8277,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -8662,9 +8286,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8706,9 +8328,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Only owners, or a cross-site request */
@@ -8717,9 +8337,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description You have no second factor yourself */
@@ -8728,9 +8346,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -8739,9 +8355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8768,6 +8382,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description what the user may do in the workspace this session acts in (all false but operate_instance without one) */
+                        abilities: {
+                            /** @description create and revoke API keys (owners and admins) */
+                            manage_api_keys: boolean;
+                            /** @description change the spend cap (owners and admins; everyone sees usage) */
+                            manage_billing: boolean;
+                            /** @description submit the workspace's identity check (owners) */
+                            manage_identity_check: boolean;
+                            /** @description invite members and change or remove them (owners and admins) */
+                            manage_members: boolean;
+                            /** @description make someone an owner or change an owner (owners) */
+                            manage_owners: boolean;
+                            /** @description add and remove webhook endpoints (owners and admins) */
+                            manage_webhooks: boolean;
+                            /** @description use the Operator area (instance operators) */
+                            operate_instance: boolean;
+                            /** @description turn on or off the rule that members sign in with a second factor (owners) */
+                            require_two_factor: boolean;
+                        };
                         user: {
                             email: string;
                             email_verified: boolean;
@@ -8805,9 +8438,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -8816,9 +8447,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A state-changing request from another site (Origin check) */
@@ -8827,9 +8456,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description You already own the most Free workspaces one person may (429: the most created in 24 hours) */
@@ -8838,9 +8465,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -8849,9 +8474,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

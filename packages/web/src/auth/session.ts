@@ -7,6 +7,8 @@ const getMe = () => unwrap(api.GET('/me'))
 export type Me = Awaited<ReturnType<typeof getMe>>
 export type WorkspaceSummary = Me['workspaces'][number]
 export type WorkspaceRole = WorkspaceSummary['role']
+/** What the user may do in the selected workspace, as the server decides it (accounts/roles.ts). */
+export type Ability = keyof Me['abilities']
 
 /** The session's user, or null when signed out (a 401 is an answer here, not an error). */
 export const meQuery = queryOptions({
@@ -33,9 +35,4 @@ export function useMe(): Me {
   const { data } = useQuery(meQuery)
   if (!data) throw new Error('useMe is only for pages inside the signed-in app')
   return data
-}
-
-/** Owners and admins manage keys, webhooks, billing and members. */
-export function canManage(me: Me): boolean {
-  return me.workspace?.role === 'owner' || me.workspace?.role === 'admin'
 }

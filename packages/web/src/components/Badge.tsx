@@ -19,18 +19,11 @@ export function Badge({ tone = 'neutral', children, className }: { tone?: BadgeT
   )
 }
 
+// Documents and signers have their own badges with words (StatusBadge.tsx).
 const statusTones: Record<string, BadgeTone> = {
-  // documents and signers
-  draft: 'neutral',
-  sent: 'info',
-  pending: 'info',
-  viewed: 'info',
-  completed: 'success',
-  signed: 'success',
-  declined: 'danger',
-  voided: 'neutral',
-  expired: 'warning',
   // identity checks, webhooks, keys, deliveries
+  pending: 'info',
+  expired: 'warning',
   none: 'neutral',
   approved: 'success',
   rejected: 'danger',
@@ -43,7 +36,7 @@ const statusTones: Record<string, BadgeTone> = {
   retrying: 'warning',
 }
 
-/** A status word in a colour that matches it ("completed" green, "declined" red, …). */
+/** A status word in a colour that matches it ("approved" green, "failed" red, …). */
 export function StatusBadge({ status, label }: { status: string; label?: string }) {
   return <Badge tone={statusTones[status] ?? 'neutral'}>{label ?? status.replaceAll('_', ' ')}</Badge>
 }

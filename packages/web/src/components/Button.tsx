@@ -3,7 +3,8 @@ import type { ButtonHTMLAttributes, Ref } from 'react'
 import { cn } from '../lib/cn.ts'
 import { Spinner } from './Spinner.tsx'
 
-export type ButtonVariant = 'primary' | 'secondary' | 'danger' | 'ghost'
+/** `danger-secondary`: a destructive action on a page (its confirmation uses `danger`). */
+export type ButtonVariant = 'primary' | 'secondary' | 'danger' | 'danger-secondary' | 'ghost'
 
 export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   variant?: ButtonVariant
@@ -19,6 +20,7 @@ const variants: Record<ButtonVariant, string> = {
   primary: 'bg-brand-600 text-white hover:bg-brand-700 disabled:bg-brand-600/60',
   secondary: 'bg-white text-ink border border-line hover:bg-gray-50 disabled:text-muted',
   danger: 'bg-red-700 text-white hover:bg-red-800 disabled:bg-red-700/60',
+  'danger-secondary': 'bg-white text-red-700 border border-red-300 hover:bg-red-50 disabled:text-muted',
   ghost: 'text-ink hover:bg-gray-100 disabled:text-muted',
 }
 

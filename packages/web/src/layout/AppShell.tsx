@@ -1,7 +1,7 @@
 import * as DialogPrimitive from '@radix-ui/react-dialog'
 import { Link, Outlet, useRouterState } from '@tanstack/react-router'
 import { useState } from 'react'
-import { useMe } from '../auth/session.ts'
+import { useMe, type Me } from '../auth/session.ts'
 import { Loading } from '../components/Spinner.tsx'
 import { RecoveryCodesProvider, TwoFactorGate, useWorkspaceGate } from '../features/security/index.ts'
 import { cn } from '../lib/cn.ts'
@@ -30,15 +30,16 @@ export function AppShell() {
         Skip to content
       </a>
 
-      {/* Wide screens: a fixed sidebar. */}
-      <aside className="hidden w-64 shrink-0 flex-col border-r border-line bg-white lg:flex">
+      {/* Wide screens: a sidebar. */}
+      {/* Sticky and as tall as the window: it stays beside a long page as it scrolls. */}
+      <aside className="sticky top-0 hidden h-screen w-64 shrink-0 flex-col overflow-y-auto border-r border-line bg-white lg:flex">
         <div className="px-4 pb-2 pt-4">
           <Logo />
         </div>
         <div className="px-3 pb-3">
           <WorkspaceSwitcher />
         </div>
-        <Navigation isOperator={me.user.is_operator} />
+        <Navigation abilities={me.abilities} />
       </aside>
 
       {/* Phones and tablets: a top bar with a menu button that opens the same navigation. */}
@@ -67,7 +68,7 @@ export function AppShell() {
               <div className="px-3 pb-3">
                 <WorkspaceSwitcher />
               </div>
-              <Navigation isOperator={me.user.is_operator} />
+              <Navigation abilities={me.abilities} />
             </DialogPrimitive.Content>
           </DialogPrimitive.Portal>
         </DialogPrimitive.Root>
@@ -100,10 +101,14 @@ export function AppShell() {
 /** The person's own account pages open even where the workspace asks for a second step first. */
 const isAccountPage = (pathname: string): boolean => /^\/(app\/)?account(\/|$)/.test(pathname)
 
-function Navigation({ isOperator }: { isOperator: boolean }) {
+/** The links the user may follow: a page they may not use is not offered. */
+function Navigation({ abilities }: { abilities: Me['abilities'] }) {
+  const sections = NAV.map((section) => ({ ...section, items: section.items.filter((item) => !item.ability || abilities[item.ability]) })).filter(
+    (section) => section.items.length > 0,
+  )
   return (
     <nav aria-label="Main" className="flex-1 px-3 pb-6">
-      {NAV.filter((section) => !section.operatorOnly || isOperator).map((section, index) => (
+      {sections.map((section, index) => (
         <div key={section.label ?? index} className="mt-3">
           {section.label && <p className="px-2 pb-1 text-xs font-semibold uppercase tracking-wide text-muted">{section.label}</p>}
           <ul className="flex flex-col gap-0.5">

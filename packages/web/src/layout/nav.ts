@@ -1,14 +1,16 @@
-/** The sidebar's links, in order; `operatorOnly` ones show for instance operators alone. */
+import type { Ability } from '../auth/session.ts'
+
+/** The sidebar's links, in order; one with an `ability` shows only to those /me says have it. */
 export interface NavItem {
   to: string
   label: string
   exact?: boolean
+  ability?: Ability
 }
 
 export interface NavSection {
   label?: string
   items: NavItem[]
-  operatorOnly?: boolean
 }
 
 export const NAV: NavSection[] = [
@@ -24,12 +26,12 @@ export const NAV: NavSection[] = [
   {
     label: 'Settings',
     items: [
-      { to: '/settings/api-keys', label: 'Integration and API' },
-      { to: '/settings/webhooks', label: 'Webhooks' },
+      { to: '/settings/api-keys', label: 'Integration and API', ability: 'manage_api_keys' },
+      { to: '/settings/webhooks', label: 'Webhooks', ability: 'manage_webhooks' },
       { to: '/settings/billing', label: 'Billing' },
       { to: '/settings/identity', label: 'Identity check' },
       { to: '/settings/members', label: 'Members' },
     ],
   },
-  { label: 'Instance', operatorOnly: true, items: [{ to: '/operator', label: 'Operator' }] },
+  { label: 'Instance', items: [{ to: '/operator', label: 'Operator', ability: 'operate_instance' }] },
 ]

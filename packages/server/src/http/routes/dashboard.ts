@@ -3,6 +3,7 @@ import { basename, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import fastifyStatic from '@fastify/static'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
+import { noRouteFor } from '../error-handler.ts'
 import { pageSecurityHeaders } from '../security-headers.ts'
 
 /** Where `npm run build -w @signet/web` (run by scripts/ensure-deps.mjs before start) writes the dashboard. */
@@ -65,7 +66,7 @@ export const dashboardRoutes: FastifyPluginAsync<{ distDir?: string }> = async (
         const path = request.url.split('?')[0] ?? ''
         // A missing hashed file is an old deploy's asset, not a client route: index.html would be parsed as script.
         if ((request.method !== 'GET' && request.method !== 'HEAD') || path.startsWith('/app/assets/')) {
-          return reply.status(404).send({ error: `No route for ${request.method} ${path}.` })
+          return reply.status(404).send(noRouteFor(request.method, path))
         }
         return reply.sendFile('index.html')
       })

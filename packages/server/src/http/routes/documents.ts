@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { createDocument } from '../../documents/create-document.ts'
 import { getBadgeImage, getCertificateFile, getSignedFile, type FileDownload } from '../../documents/document-files.ts'
 import { getDocument } from '../../documents/get-document.ts'
-import { listDocuments } from '../../documents/list-documents.ts'
+import { countDocuments, expiresBeforeOf, listDocuments } from '../../documents/list-documents.ts'
 import { voidDocument } from '../../documents/void-document.ts'
 import { getDocumentAudit } from '../../documents/document-audit.ts'
 import { resendInvitation } from '../../documents/resend-invitation.ts'
@@ -16,6 +16,8 @@ import { DocumentIdParams, ErrorBody, PaymentRequiredBody, withCommonErrors } fr
 import {
   CreateDocumentBody,
   DocumentAudit,
+  DocumentCounts,
+  DocumentCountsQuery,
   DocumentList,
   DocumentView,
   ListDocumentsQuery,
@@ -75,8 +77,27 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       },
     },
     async (request) => {
-      const { status, search, include_self_sealed = false, limit = 20, offset = 0 } = request.query
-      return listDocuments(db, principalOf(request), { status, search, includeSelfSealed: include_self_sealed, limit, offset })
+      const { status, search, include_self_sealed = false, expires_before, limit = 20, offset = 0 } = request.query
+      const filter = { status, search, includeSelfSealed: include_self_sealed, expiresBefore: expiresBeforeOf(expires_before), limit, offset }
+      return listDocuments(db, principalOf(request), filter)
+    },
+  )
+
+  app.get(
+    '/documents/counts',
+    {
+      onRequest: rateLimit(services, RATE_LIMITS.listDocuments),
+      schema: {
+        tags,
+        operationId: 'countDocuments',
+        summary: 'Count documents per status (extension): the list\'s tabs in one request',
+        querystring: DocumentCountsQuery,
+        response: withCommonErrors({ 200: DocumentCounts, 400: { ...ErrorBody, description: 'Invalid query parameter' } }),
+      },
+    },
+    async (request) => {
+      const { search, include_self_sealed = false } = request.query
+      return countDocuments(db, principalOf(request), { search, includeSelfSealed: include_self_sealed })
     },
   )
 

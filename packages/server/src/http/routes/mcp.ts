@@ -132,7 +132,7 @@ export const mcpRoutes: FastifyPluginAsync<{ services: Services; version: string
     reply
       .status(405)
       .header('allow', 'POST')
-      .send({ error: 'This MCP endpoint is stateless: send each JSON-RPC request with POST; there is no stream to open or session to end.' })
+      .send(new AppError('method_not_allowed', 'This MCP endpoint is stateless: send each JSON-RPC request with POST; there is no stream to open or session to end.').body)
   app.get('/api/mcp', { schema: { hide: true } }, stateless)
   app.delete('/api/mcp', { schema: { hide: true } }, stateless)
 }

@@ -126,7 +126,7 @@ export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   app.post(
     '/sign/:token/finish',
     { onRequest: [resolveLink('access'), refuseOversizedFinish], bodyLimit: FINISH_BODY_LIMIT, schema: { ...sign.schema, body: FinishBody } },
-    async (request) => finishSigning(services, linkOf(request), request.body.values, metaOf(request)),
+    async (request) => finishSigning(services, linkOf(request), request.body, metaOf(request)),
   )
 
   app.post('/sign/:token/decline', { ...post('access'), schema: { ...sign.schema, body: DeclineBody } }, async (request) =>

@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import { publicVerification } from '../../seal/public-verification.ts'
 import { verifyScript, verifyStyle } from '../../seal/web/verify-bundle.ts'
 import { verifyNotFoundPage, verifyPage, type VerifyPageAssets } from '../../seal/web/verify-page.ts'
+import { notFound } from '../../errors.ts'
 import type { Services } from '../../services.ts'
 import { ErrorBody } from '../schemas.ts'
 import { pageSecurityHeaders } from '../security-headers.ts'
@@ -67,7 +68,7 @@ export const verifyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     },
     async (request, reply) => {
       const facts = await publicVerification(db, config, request.params.id)
-      if (!facts) return reply.status(404).send({ error: 'No sealed document with this id.' })
+      if (!facts) throw notFound('No sealed document with this id.')
       return reply.header('access-control-allow-origin', '*').send(facts)
     },
   )

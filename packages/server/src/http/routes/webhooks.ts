@@ -83,7 +83,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   app.get(
     '/webhooks',
     { schema: { tags, operationId: 'listWebhooks', summary: 'List webhook endpoints, newest first', response: withCommonErrors({ 200: WebhookList }) } },
-    async (request) => listWebhookEndpoints(db, principalOf(request).orgId),
+    async (request) => listWebhookEndpoints(services, principalOf(request).orgId),
   )
 
   app.patch(

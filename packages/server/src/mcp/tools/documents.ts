@@ -13,9 +13,9 @@ import {
   VoidResult,
 } from '../../documents/documents.schemas.ts'
 import { getDocument } from '../../documents/get-document.ts'
-import { listDocuments } from '../../documents/list-documents.ts'
+import { expiresBeforeOf, listDocuments } from '../../documents/list-documents.ts'
 import { voidDocument } from '../../documents/void-document.ts'
-import { invalid } from '../../errors.ts'
+import { AppError, invalid } from '../../errors.ts'
 import { defineTool } from '../tool.ts'
 import { DocumentIdInput } from './inputs.ts'
 
@@ -24,6 +24,7 @@ const create = CreateDocumentBody.properties
 const CreateAndSendInput = Type.Object(
   {
     template_id: Type.String({ format: 'uuid', description: 'from list_templates' }),
+    title: create.title,
     signer_email: Type.Optional({ ...Email, description: 'the one signer of a single-role template' }),
     signer_name: SignerName,
     auth_required: Type.Optional(Type.Boolean({ description: 'with signer_email: the signer must enter a one-time code e-mailed to them before the document opens (default false)' })),
@@ -69,13 +70,33 @@ export const createAndSendDocumentTool = defineTool({
       throw invalid('Provide either signer_email (a template with one role) or signers (one per role of a multi-party template), not both.')
     }
     if (signers !== undefined && (signer_name !== undefined || auth_required !== undefined)) {
-      throw invalid('signer_name and auth_required go with signer_email; with signers, give name and auth_required on each signer.')
+      throw invalid('signer_name and auth_required go with signer_email; with signers, give name and auth_required on each signer.', {
+        field: signer_name !== undefined ? '/signer_name' : '/auth_required',
+      })
     }
     const signer = signer_email === undefined ? undefined : { email: signer_email, name: signer_name, auth_required }
-    const { id, ...created } = await createDocument(services, actor, { ...rest, ...(signer ? { signer } : { signers }) })
-    return { structured: { document_id: id, ...created, note: NEXT_STEP } }
+    try {
+      const { id, ...created } = await createDocument(services, actor, { ...rest, ...(signer ? { signer } : { signers }) })
+      return { structured: { document_id: id, ...created, note: NEXT_STEP } }
+    } catch (error) {
+      throw error instanceof AppError ? pointedAtArguments(error) : error
+    }
   },
 })
+
+/** The REST body's `signer` object as this tool's flat arguments. */
+const ARGUMENT_OF_SIGNER_FIELD: Record<string, string> = {
+  '/signer': '/signer_email',
+  '/signer/email': '/signer_email',
+  '/signer/name': '/signer_name',
+  '/signer/auth_required': '/auth_required',
+}
+
+/** A refusal of createDocument, its field (a pointer into the REST body) made a pointer into the tool's arguments. */
+function pointedAtArguments(error: AppError): AppError {
+  const argument = error.field === undefined ? undefined : ARGUMENT_OF_SIGNER_FIELD[error.field]
+  return argument ? new AppError(error.code, error.message, error.extra, error.headers, argument) : error
+}
 
 export const getDocumentStatusTool = defineTool({
   name: 'get_document_status',
@@ -98,8 +119,8 @@ export const listDocumentsTool = defineTool({
   input: ListDocumentsQuery,
   output: DocumentList,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  run: async ({ services, actor }, { status, search, include_self_sealed = false, limit = 20, offset = 0 }) => ({
-    structured: await listDocuments(services.db, actor, { status, search, includeSelfSealed: include_self_sealed, limit, offset }),
+  run: async ({ services, actor }, { status, search, include_self_sealed = false, expires_before, limit = 20, offset = 0 }) => ({
+    structured: await listDocuments(services.db, actor, { status, search, includeSelfSealed: include_self_sealed, expiresBefore: expiresBeforeOf(expires_before), limit, offset }),
   }),
 })
 

@@ -1,4 +1,4 @@
-import { html, htmlPage, type SafeHtml } from '../../signing/web/html.ts'
+import { html, htmlPage, type SafeHtml } from '../../lib/html.ts'
 import type { PublicVerification } from '../public-verification.ts'
 
 export interface VerifyPageAssets {

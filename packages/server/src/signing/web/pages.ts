@@ -1,6 +1,6 @@
 import type { FieldType, TemplateField } from '../../db/schema.ts'
-import { signingAssetUrl } from '../../http/routes/signing-assets.ts'
-import { html, htmlPage, type SafeHtml } from './html.ts'
+import { signingAssetUrl } from './signing-assets.ts'
+import { html, htmlPage, type SafeHtml } from '../../lib/html.ts'
 
 /**
  * Server-rendered pages of the signing flow. Every page is a complete HTML document that

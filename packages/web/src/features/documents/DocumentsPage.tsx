@@ -1,27 +1,21 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router'
 import { useEffect, useState } from 'react'
-import { Badge, Button, EmptyState, Field, Input, PageHeader, Pagination, QueryView, Select, StatusBadge, TBody, THead, Table, Td, Th, Tr } from '../../components/index.ts'
-import { formatDateTime } from '../../lib/format.ts'
-import { DOCUMENT_STATUSES, listDocuments, PAGE_SIZE } from './documents-api.ts'
+import { Button, EmptyState, Input, PageHeader, Pagination, QueryView } from '../../components/index.ts'
+import { DocumentRows } from './DocumentRows.tsx'
+import { documentCountsQuery, documentListQuery, PAGE_SIZE } from './queries.ts'
+import { StatusTabs } from './StatusTabs.tsx'
 
 const route = getRouteApi('/signed-in/documents')
-const ALL = 'all'
-const STATUS_OPTIONS = [{ value: ALL, label: 'All statuses' }, ...DOCUMENT_STATUSES.map((s) => ({ value: s, label: s[0]?.toUpperCase() + s.slice(1) }))]
+/** Long enough not to ask the server for every letter typed, short enough to feel immediate. */
+const SEARCH_DELAY_MS = 300
 
-/** /app/documents: every document of the workspace, filtered by status, searched by title or signer e-mail. */
+/** /app/documents: every document of the workspace, by status tab, searched as one types (both in the address). */
 export function DocumentsPage() {
   const { status, search, offset = 0 } = route.useSearch()
   const navigate = useNavigate()
-  const documents = useQuery({
-    queryKey: ['documents', { status, search, offset }],
-    queryFn: () => listDocuments({ status, search, offset }),
-    placeholderData: keepPreviousData,
-  })
-  const [typed, setTyped] = useState(search ?? '')
-  useEffect(() => setTyped(search ?? ''), [search])
-  const filter = (next: { status?: string | undefined; search?: string | undefined }) =>
-    void navigate({ to: '/documents', search: (prev) => ({ ...prev, ...next, offset: undefined }) })
+  const documents = useQuery(documentListQuery({ status, search, offset }))
+  const counts = useQuery(documentCountsQuery(search))
 
   return (
     <>
@@ -34,83 +28,15 @@ export function DocumentsPage() {
           </Button>
         }
       />
-      <form
-        role="search"
-        className="mb-4 grid gap-3 sm:grid-cols-[1fr_12rem_auto] sm:items-end"
-        onSubmit={(event) => {
-          event.preventDefault()
-          filter({ search: typed.trim() || undefined })
-        }}
-      >
-        <Field label="Search">
-          <Input type="search" value={typed} onChange={(event) => setTyped(event.target.value)} placeholder="Title or signer e-mail" />
-        </Field>
-        <Field label="Status">
-          <Select value={status ?? ALL} onValueChange={(value) => filter({ status: value === ALL ? undefined : value })} options={STATUS_OPTIONS} />
-        </Field>
-        <Button type="submit" variant="secondary">
-          Search
-        </Button>
-      </form>
+      <SearchBox search={search} />
+      <StatusTabs current={status} counts={counts.data} />
       <QueryView query={documents} loadingLabel="Loading documents…" errorTitle="Documents could not be loaded">
         {(data) =>
           data.documents.length === 0 ? (
-            status || search ? (
-              <EmptyState
-                title="No documents match"
-                description="Try another status or search."
-                action={
-                  <Button variant="secondary" onClick={() => void navigate({ to: '/documents', search: {} })}>
-                    Clear filters
-                  </Button>
-                }
-              />
-            ) : (
-              <EmptyState
-                title="No documents yet"
-                description="Send a template to a signer and it shows up here."
-                action={
-                  <Button asChild>
-                    <Link to="/send">Send a document</Link>
-                  </Button>
-                }
-              />
-            )
+            <NoDocuments filtered={Boolean(status || search)} onClear={() => void navigate({ to: '/documents', search: {} })} />
           ) : (
             <>
-              <Table caption="Documents">
-                <THead>
-                  <Tr>
-                    <Th>Title</Th>
-                    <Th>Status</Th>
-                    <Th>Sent</Th>
-                    <Th>Updated</Th>
-                    <Th>Expires</Th>
-                  </Tr>
-                </THead>
-                <TBody>
-                  {data.documents.map((document) => (
-                    <Tr key={document.id}>
-                      <Td className="min-w-44 font-medium">
-                        <Link to="/documents/$id" params={{ id: document.id }} className="text-brand-700 underline">
-                          {document.title}
-                        </Link>
-                        {document.is_verified_badge && (
-                          <Badge tone="success" className="ml-2">
-                            sealed
-                          </Badge>
-                        )}
-                      </Td>
-                      <Td>
-                        <StatusBadge status={document.status} />
-                      </Td>
-                      <Td className="whitespace-nowrap">{formatDateTime(document.created_at)}</Td>
-                      <Td className="whitespace-nowrap">{formatDateTime(document.updated_at)}</Td>
-                      <Td className="whitespace-nowrap">{formatDateTime(document.expires_at)}</Td>
-                    </Tr>
-                  ))}
-                </TBody>
-              </Table>
+              <DocumentRows documents={data.documents} />
               <Pagination
                 offset={data.offset}
                 limit={PAGE_SIZE}
@@ -122,5 +48,57 @@ export function DocumentsPage() {
         }
       </QueryView>
     </>
+  )
+}
+
+/** The search field: what is typed goes to the address (and the server) once typing pauses. */
+function SearchBox({ search }: { search: string | undefined }) {
+  const navigate = useNavigate()
+  const [typed, setTyped] = useState(search ?? '')
+  // Back, forward and "Clear filters" change the address: the field follows it (set while
+  // rendering, React's way to adjust state to a prop), unless it already says the same.
+  const [followed, setFollowed] = useState(search)
+  if (followed !== search) {
+    setFollowed(search)
+    if ((typed.trim() || undefined) !== search) setTyped(search ?? '')
+  }
+  useEffect(() => {
+    const next = typed.trim() || undefined
+    if (next === search) return
+    // replace: each pause in typing is not a step of the Back button.
+    const timer = setTimeout(() => void navigate({ to: '/documents', search: (prev) => ({ ...prev, search: next, offset: undefined }), replace: true }), SEARCH_DELAY_MS)
+    return () => clearTimeout(timer)
+  }, [typed, search, navigate])
+  return (
+    <div role="search" className="mb-3">
+      <Input type="search" aria-label="Search documents" value={typed} onChange={(event) => setTyped(event.target.value)} placeholder="Search by title or signer e-mail" />
+    </div>
+  )
+}
+
+function NoDocuments({ filtered, onClear }: { filtered: boolean; onClear: () => void }) {
+  if (filtered) {
+    return (
+      <EmptyState
+        title="No documents match"
+        description="Try another tab or search."
+        action={
+          <Button variant="secondary" onClick={onClear}>
+            Clear filters
+          </Button>
+        }
+      />
+    )
+  }
+  return (
+    <EmptyState
+      title="No documents yet"
+      description="Send a template to a signer and it shows up here."
+      action={
+        <Button asChild>
+          <Link to="/send">Send a document</Link>
+        </Button>
+      }
+    />
   )
 }

@@ -11,6 +11,7 @@ import { Select } from '../../components/Select.tsx'
 import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDateTime } from '../../lib/format.ts'
+import { identityChecksQuery, operatorKeys } from './queries.ts'
 import { operatorApi, type IdentityCheckStatus, type OperatorIdentityCheck } from './operator-api.ts'
 
 const STATUSES: IdentityCheckStatus[] = ['pending', 'approved', 'rejected']
@@ -18,7 +19,7 @@ const STATUSES: IdentityCheckStatus[] = ['pending', 'approved', 'rejected']
 export function IdentityChecksTab() {
   const [status, setStatus] = useState<IdentityCheckStatus>('pending')
   const [deciding, setDeciding] = useState<OperatorIdentityCheck | null>(null)
-  const checks = useQuery({ queryKey: ['operator', 'identity-checks', status], queryFn: () => operatorApi.identityChecks(status) })
+  const checks = useQuery(identityChecksQuery(status))
   return (
     <>
       <div className="mb-3 w-48">
@@ -32,7 +33,7 @@ export function IdentityChecksTab() {
             <Table caption="Identity checks">
               <THead>
                 <Tr>
-                  <Th>Organisation</Th>
+                  <Th>Workspace</Th>
                   <Th>Legal name</Th>
                   <Th>Status</Th>
                   <Th>Submitted</Th>
@@ -81,7 +82,7 @@ function DecisionDialog({ check, onClose }: { check: OperatorIdentityCheck | nul
     mutationFn: (approve: boolean) =>
       operatorApi.decide(check?.id ?? '', approve ? { approve, ...(legalName.trim() ? { legal_name: legalName.trim() } : {}) } : { approve, reason }),
     onSuccess: async (_result, approve) => {
-      await queryClient.invalidateQueries({ queryKey: ['operator'] })
+      await queryClient.invalidateQueries({ queryKey: operatorKeys.all })
       toast({ title: approve ? 'Identity check approved' : 'Identity check rejected', tone: 'success' })
       setLegalName('')
       setReason('')
@@ -101,7 +102,7 @@ function DecisionDialog({ check, onClose }: { check: OperatorIdentityCheck | nul
       description="Compare the document with the legal name. The document is deleted once you decide; the decision is kept."
       footer={
         <>
-          <Button variant="danger" loading={decide.isPending && decide.variables === false} onClick={() => decide.mutate(false)}>
+          <Button variant="danger-secondary" loading={decide.isPending && decide.variables === false} onClick={() => decide.mutate(false)}>
             Reject
           </Button>
           <Button loading={decide.isPending && decide.variables === true} onClick={() => decide.mutate(true)}>

@@ -6,10 +6,10 @@ import { IdentityChecksTab } from './IdentityChecksTab.tsx'
 import { OrgsTab } from './OrgsTab.tsx'
 import { UsersTab } from './UsersTab.tsx'
 
-/** What only the operator CLI could do before: every org and user of the instance, plans, credits and identity checks. */
+/** What only the operator CLI could do before: every workspace and user of the instance, plans, credits and identity checks. */
 export function OperatorPage() {
   const me = useMe()
-  if (!me.user.is_operator) {
+  if (!me.abilities.operate_instance) {
     return (
       <>
         <PageHeader title="Operator" />
@@ -22,7 +22,7 @@ export function OperatorPage() {
       <PageHeader title="Operator" description="Every workspace and user of this instance." />
       <Tabs defaultValue="orgs">
         <TabsList aria-label="Operator areas">
-          <TabsTrigger value="orgs">Organisations</TabsTrigger>
+          <TabsTrigger value="orgs">Workspaces</TabsTrigger>
           <TabsTrigger value="users">Users</TabsTrigger>
           <TabsTrigger value="identity">Identity checks</TabsTrigger>
         </TabsList>

@@ -1,10 +1,9 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { StatusBadge } from '../../components/Badge.tsx'
 import { Button } from '../../components/Button.tsx'
-import { FormDialog } from '../../components/Dialog.tsx'
+import { ConfirmDialog, FormDialog } from '../../components/Dialog.tsx'
 import { EmptyState } from '../../components/EmptyState.tsx'
-import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { Pagination } from '../../components/Pagination.tsx'
@@ -13,42 +12,34 @@ import { Select } from '../../components/Select.tsx'
 import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDate, formatNumber } from '../../lib/format.ts'
-import { operatorApi, PLANS, type OperatorOrg, type Plan } from './operator-api.ts'
+import { PLANS, type OperatorOrg, type Plan } from './operator-api.ts'
+import { ORGS_PAGE_SIZE, orgListQuery, useGrantCredits, useSetPlan } from './queries.ts'
 import { SearchBox } from './SearchBox.tsx'
 
-const PAGE = 20
+const planLabel = (plan: Plan) => plan[0]!.toUpperCase() + plan.slice(1)
 
 export function OrgsTab() {
-  const queryClient = useQueryClient()
   const [search, setSearch] = useState('')
   const [offset, setOffset] = useState(0)
   const [granting, setGranting] = useState<OperatorOrg | null>(null)
-  const orgs = useQuery({
-    queryKey: ['operator', 'orgs', search, offset],
-    queryFn: () => operatorApi.orgs({ search, limit: PAGE, offset }),
-    placeholderData: keepPreviousData,
-  })
-  const setPlan = useMutation({
-    mutationFn: ({ org, plan }: { org: OperatorOrg; plan: Plan }) => operatorApi.setPlan(org.id, plan),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['operator', 'orgs'] }),
-  })
+  const [changing, setChanging] = useState<{ org: OperatorOrg; plan: Plan } | null>(null)
+  const orgs = useQuery(orgListQuery(search, offset))
   return (
     <>
       <SearchBox
-        label="Search organisations"
+        label="Search workspaces"
         onSearch={(text) => {
           setSearch(text)
           setOffset(0)
         }}
       />
-      {setPlan.error && <ErrorMessage className="mb-3" error={setPlan.error} />}
-      <QueryView query={orgs} loadingLabel="Loading organisations…">
+      <QueryView query={orgs} loadingLabel="Loading workspaces…">
         {(data) =>
           data.orgs.length === 0 ? (
-            <EmptyState title={search ? `No organisation matches “${search}”` : 'No organisations yet'} />
+            <EmptyState title={search ? `No workspace matches “${search}”` : 'No workspaces yet'} />
           ) : (
             <>
-              <Table caption="Organisations">
+              <Table caption="Workspaces">
                 <THead>
                   <Tr>
                     <Th>Name</Th>
@@ -73,9 +64,8 @@ export function OrgsTab() {
                         <Select
                           aria-label={`Plan of ${org.name}`}
                           value={org.plan}
-                          disabled={setPlan.isPending}
-                          onValueChange={(plan) => setPlan.mutate({ org, plan: plan as Plan })}
-                          options={PLANS.map((plan) => ({ value: plan, label: plan[0]!.toUpperCase() + plan.slice(1) }))}
+                          onValueChange={(plan) => setChanging({ org, plan: plan as Plan })}
+                          options={PLANS.map((plan) => ({ value: plan, label: planLabel(plan) }))}
                         />
                       </Td>
                       <Td className="hidden md:table-cell">{formatNumber(org.members)}</Td>
@@ -94,29 +84,54 @@ export function OrgsTab() {
                   ))}
                 </TBody>
               </Table>
-              <Pagination offset={offset} limit={PAGE} total={data.total} onChange={setOffset} />
+              <Pagination offset={offset} limit={ORGS_PAGE_SIZE} total={data.total} onChange={setOffset} />
             </>
           )
         }
       </QueryView>
+      <PlanDialog change={changing} onClose={() => setChanging(null)} />
       <GrantDialog org={granting} onClose={() => setGranting(null)} />
     </>
   )
 }
 
+/** A plan change moves what the workspace may do and pay at once: asked first, confirmed after. */
+function PlanDialog({ change, onClose }: { change: { org: OperatorOrg; plan: Plan } | null; onClose: () => void }) {
+  const toast = useToast()
+  const setPlan = useSetPlan()
+  const name = change?.org.name ?? ''
+  const plan = change ? planLabel(change.plan) : ''
+  return (
+    <ConfirmDialog
+      open={change !== null}
+      onOpenChange={(open) => !open && onClose()}
+      title={`Move ${name} to the ${plan} plan?`}
+      description={`It changes at once what ${name} includes each month and how it pays for more; its members see the new plan on their next page.`}
+      confirmLabel={`Move to ${plan}`}
+      onConfirm={async () => {
+        if (!change) return
+        await setPlan.mutateAsync({ orgId: change.org.id, plan: change.plan })
+        toast({ title: `${name} is now on the ${plan} plan`, tone: 'success' })
+      }}
+    />
+  )
+}
+
 function GrantDialog({ org, onClose }: { org: OperatorOrg | null; onClose: () => void }) {
-  const queryClient = useQueryClient()
   const toast = useToast()
   const [packs, setPacks] = useState('1')
-  const grant = useMutation({
-    mutationFn: () => operatorApi.grantCredits(org?.id ?? '', Number(packs)),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ['operator', 'orgs'] })
-      toast({ title: `Granted ${packs} pack(s) to ${org?.name ?? ''}`, tone: 'success' })
-      setPacks('1')
-      onClose()
-    },
-  })
+  const grant = useGrantCredits()
+  const submit = () =>
+    grant.mutate(
+      { orgId: org?.id ?? '', packs: Number(packs) },
+      {
+        onSuccess: () => {
+          toast({ title: `Granted ${packs} pack(s) to ${org?.name ?? ''}`, tone: 'success' })
+          setPacks('1')
+          onClose()
+        },
+      },
+    )
   return (
     <FormDialog
       open={org !== null}
@@ -131,7 +146,7 @@ function GrantDialog({ org, onClose }: { org: OperatorOrg | null; onClose: () =>
       formId="grant-credits"
       submitLabel="Grant"
       pending={grant.isPending}
-      onSubmit={() => grant.mutate()}
+      onSubmit={submit}
     >
       <Field label="Packs" error={grant.error ? grant.error.message : null} required>
         <Input type="number" min={1} step={1} inputMode="numeric" value={packs} onChange={(e) => setPacks(e.target.value)} />

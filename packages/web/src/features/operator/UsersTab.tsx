@@ -1,4 +1,4 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { useMe } from '../../auth/session.ts'
 import { Badge } from '../../components/Badge.tsx'
@@ -11,6 +11,7 @@ import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Tab
 import { useToast } from '../../components/Toast.tsx'
 import { formatDate } from '../../lib/format.ts'
 import { operatorApi, type OperatorUser } from './operator-api.ts'
+import { operatorKeys, userListQuery, useUserAction } from './queries.ts'
 import { SearchBox } from './SearchBox.tsx'
 
 type UserAction = { user: OperatorUser; kind: 'disable' | 'promote' | 'reset-two-factor' }
@@ -58,9 +59,9 @@ export function UsersTab() {
   const toast = useToast()
   const [search, setSearch] = useState('')
   const [pending, setPending] = useState<UserAction | null>(null)
-  const users = useQuery({ queryKey: ['operator', 'users', search], queryFn: () => operatorApi.users({ search }), placeholderData: keepPreviousData })
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['operator', 'users'] })
-  const enable = useMutation({ mutationFn: operatorApi.enableUser, onSuccess: refresh })
+  const users = useQuery(userListQuery(search))
+  const refresh = () => queryClient.invalidateQueries({ queryKey: operatorKeys.users })
+  const enable = useUserAction(operatorApi.enableUser)
   return (
     <>
       <SearchBox label="Search users by e-mail or name" onSearch={setSearch} />
@@ -106,7 +107,7 @@ export function UsersTab() {
                           </Button>
                         ) : (
                           user.id !== me.user.id && (
-                            <Button size="sm" variant="secondary" onClick={() => setPending({ user, kind: 'disable' })} aria-label={`Disable ${user.email}`}>
+                            <Button size="sm" variant="danger-secondary" onClick={() => setPending({ user, kind: 'disable' })} aria-label={`Disable ${user.email}`}>
                               Disable
                             </Button>
                           )

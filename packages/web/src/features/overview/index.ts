@@ -1,1 +1,2 @@
 export { OverviewPage } from './OverviewPage.tsx'
+export { overviewLoads } from './queries.ts'

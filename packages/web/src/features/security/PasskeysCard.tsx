@@ -64,7 +64,7 @@ export function PasskeysCard({ status }: { status: TwoFactorStatus }) {
                 <Td className="hidden whitespace-nowrap sm:table-cell">{formatDate(passkey.created_at)}</Td>
                 <Td className="hidden whitespace-nowrap sm:table-cell">{passkey.last_used_at ? formatDateTime(passkey.last_used_at) : 'Not used yet'}</Td>
                 <Td className="text-right">
-                  <Button size="sm" variant="secondary" onClick={() => setRemoving(passkey)} aria-label={`Remove the passkey ${passkey.name}`}>
+                  <Button size="sm" variant="danger-secondary" onClick={() => setRemoving(passkey)} aria-label={`Remove the passkey ${passkey.name}`}>
                     Remove
                   </Button>
                 </Td>

@@ -33,7 +33,7 @@ export function TotpCard({ status }: { status: TwoFactorStatus }) {
       actions={status.totp.enabled ? <Badge tone="success">{status.totp.enabled_at ? `On since ${formatDate(status.totp.enabled_at)}` : 'On'}</Badge> : undefined}
     >
       {status.totp.enabled ? (
-        <Button variant="secondary" onClick={() => setRemoving(true)}>
+        <Button variant="danger-secondary" onClick={() => setRemoving(true)}>
           Remove the authenticator app
         </Button>
       ) : setup ? (

@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { useState } from 'react'
-import { meQuery } from '../../auth/session.ts'
+import { meQuery, type Me } from '../../auth/session.ts'
 import { Card } from '../../components/Card.tsx'
 import { ConfirmDialog } from '../../components/Dialog.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
@@ -13,7 +13,7 @@ import { refreshSecurity, securityApi, twoFactorQuery, workspaceRuleKey, workspa
  * Settings → Members: an owner requires a second sign-in step of every member (owners and
  * admins see who has none yet; the server mails everyone about a change).
  */
-export function WorkspaceRuleCard({ workspace, role }: { workspace: string; role: 'owner' | 'admin' | 'member' }) {
+export function WorkspaceRuleCard({ workspace, abilities }: { workspace: string; abilities: Me['abilities'] }) {
   const rule = useQuery(workspaceRuleQuery)
   return (
     <Card
@@ -21,28 +21,29 @@ export function WorkspaceRuleCard({ workspace, role }: { workspace: string; role
       description="Require everyone who signs in to this workspace to confirm it with an authenticator app or a passkey. API keys are not affected."
     >
       <QueryView query={rule} loadingLabel="Loading the sign-in rule…">
-        {(data) => <RuleControls rule={data} workspace={workspace} role={role} />}
+        {(data) => <RuleControls rule={data} workspace={workspace} abilities={abilities} />}
       </QueryView>
     </Card>
   )
 }
 
-function RuleControls({ rule, workspace, role }: { rule: WorkspaceRule; workspace: string; role: 'owner' | 'admin' | 'member' }) {
+function RuleControls({ rule, workspace, abilities }: { rule: WorkspaceRule; workspace: string; abilities: Me['abilities'] }) {
+  const mayChange = abilities.require_two_factor
   const queryClient = useQueryClient()
   const toast = useToast()
-  const own = useQuery({ ...twoFactorQuery, enabled: role === 'owner' })
+  const own = useQuery({ ...twoFactorQuery, enabled: mayChange })
   const [pending, setPending] = useState<boolean | null>(null)
   const without = rule.members_without_two_factor
-  const ownerWithoutFactor = role === 'owner' && own.data?.enabled === false
+  const ownerWithoutFactor = mayChange && own.data?.enabled === false
   return (
     <div className="flex flex-col gap-4">
       <Switch
         checked={rule.require_two_factor}
         onCheckedChange={setPending}
-        disabled={role !== 'owner'}
+        disabled={!mayChange}
         label="Require a second sign-in step for every member"
       />
-      {role !== 'owner' && <p className="text-sm text-muted">Only owners can change this.</p>}
+      {!mayChange && <p className="text-sm text-muted">Only owners can change this.</p>}
       {ownerWithoutFactor && !rule.require_two_factor && (
         <p className="text-sm">
           The rule applies to you too: first{' '}
@@ -52,7 +53,7 @@ function RuleControls({ rule, workspace, role }: { rule: WorkspaceRule; workspac
           .
         </p>
       )}
-      {role !== 'member' &&
+      {abilities.manage_members &&
         (without.length === 0 ? (
           <p className="text-sm text-muted">Every member has a second step set up.</p>
         ) : (

@@ -4,8 +4,10 @@ import { useState, type FormEvent } from 'react'
 import { api, isApiError, unwrap } from '../../api/client.ts'
 import { Button, Card, Field, Input, PageHeader, Select, Switch, Textarea } from '../../components/index.ts'
 import { WithTemplates } from '../templates/WithTemplates.tsx'
+import { peopleTextFor } from '../../lib/people-text.ts'
+import { partyLabel } from '../../lib/vocabulary.ts'
+import { controlFor, type SendControl } from './error-placement.ts'
 import { PlanAwareError } from './PlanAwareError.tsx'
-import { errorTarget } from './send-errors.ts'
 
 const route = getRouteApi('/signed-in/send')
 
@@ -44,8 +46,9 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
   const [subject, setSubject] = useState('')
   const [message, setMessage] = useState('')
   const template = templates.find((t) => t.id === templateId)
-  // A template without fields yet still goes to one signer (the server then says what is missing).
-  const roles = template && template.roles.length > 0 ? template.roles : [0]
+  // A template without fields cannot be sent (the server would refuse it): the form says so instead.
+  const withoutFields = template !== undefined && template.roles.length === 0
+  const roles = template && !withoutFields ? template.roles : [0]
   const single = roles.length === 1 && roles[0] === 0
   const party = (role: number): Party => parties[role] ?? emptyParty
   const setParty = (role: number, change: Partial<Party>) => setParties((all) => ({ ...all, [role]: { ...party(role), ...change } }))
@@ -66,8 +69,10 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
       return unwrap(api.POST('/documents', { body }))
     },
   })
-  const target = send.error && !isApiError(send.error, 402) ? errorTarget(send.error.message, roles) : null
-  const errorFor = (name: string) => (target === name ? send.error?.message : undefined)
+  // An error about one value goes under its control, from the server's `field`; the rest (and a 402's way out) above the button.
+  const refusal = isApiError(send.error) && send.error.status !== 402 ? send.error : null
+  const control = refusal ? controlFor(refusal.field, roles) : null
+  const errorFor = (name: SendControl) => (refusal && control === name ? peopleTextFor(refusal.code, refusal.field, refusal.message) : undefined)
 
   const submit = (event: FormEvent) => {
     event.preventDefault()
@@ -114,19 +119,33 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
         <Field label="Template" error={errorFor('template_id')} required>
           <Select value={templateId} onValueChange={setTemplateId} options={templates.map((t) => ({ value: t.id, label: t.name }))} />
         </Field>
-        {template && template.roles.length === 0 && (
-          <p className="mt-2 text-sm text-muted">
-            This template has no fields yet.{' '}
-            <Link to="/templates/$id" params={{ id: template.id }} className="text-brand-700 underline">
-              Place its fields
-            </Link>
-            .
+        {withoutFields && (
+          <p className="mt-2 text-sm" role="status">
+            This template has no fields yet, so there is nothing to sign.{' '}
+            <Link to="/templates/$id" params={{ id: template.id }} className="font-medium text-brand-700 underline">
+              Edit fields
+            </Link>{' '}
+            first, then send it.
           </p>
         )}
       </Card>
+      {!withoutFields && signerAndInvitation()}
+      {send.error && control === null && <PlanAwareError error={send.error} title="The document was not sent" />}
+      <div>
+        <Button type="submit" loading={send.isPending} disabled={!templateId || withoutFields}>
+          Send for signature
+        </Button>
+      </div>
+    </form>
+  )
+
+  // A render helper called inline (not a component: a component made during render would remount, losing the typing focus).
+  function signerAndInvitation() {
+    return (
+      <>
       {roles.map((role) => (
         <fieldset key={role} className="rounded-lg border border-line bg-white p-4 sm:p-5">
-          <legend className="px-1 text-base font-semibold">{single ? 'Signer' : `Party ${role + 1}`}</legend>
+          <legend className="px-1 text-base font-semibold">{single ? 'Signer' : partyLabel(role)}</legend>
           <div className="grid gap-3 sm:grid-cols-2">
             <Field label="E-mail" required error={errorFor(`party.${role}.email`) ?? errorFor(`party.${role}.role`)}>
               <Input type="email" autoComplete="off" value={party(role).email} onChange={(e) => setParty(role, { email: e.target.value })} />
@@ -157,12 +176,7 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
           </Field>
         </div>
       </Card>
-      {send.error && target === null && <PlanAwareError error={send.error} title="The document was not sent" />}
-      <div>
-        <Button type="submit" loading={send.isPending} disabled={!templateId}>
-          Send for signature
-        </Button>
-      </div>
-    </form>
-  )
+      </>
+    )
+  }
 }

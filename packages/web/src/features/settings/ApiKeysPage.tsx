@@ -13,16 +13,16 @@ import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Tab
 import { useToast } from '../../components/Toast.tsx'
 import { formatDateTime } from '../../lib/format.ts'
 import { keysApi, type ApiKey, type CreatedApiKey } from './api-keys-api.ts'
-import { ManagersOnly } from './ManagersOnly.tsx'
+import { RequireAbility } from './RequireAbility.tsx'
 import { SecretDialog } from './SecretDialog.tsx'
 
 export function ApiKeysPage() {
   return (
     <>
       <PageHeader title="Integration and API" description="API keys let your systems send documents and read their status through the REST API and the MCP endpoint." />
-      <ManagersOnly what="API keys">
+      <RequireAbility ability="manage_api_keys" what="API keys">
         <Keys />
-      </ManagersOnly>
+      </RequireAbility>
       <Card title="Using the API" className="mt-5">
         <p className="text-sm">
           Send the key as <code className="rounded bg-gray-100 px-1">Authorization: Bearer sgn_live_…</code>. The reference is at{' '}
@@ -96,7 +96,7 @@ function Keys() {
                           <span className="hidden text-xs whitespace-nowrap sm:inline">{formatDateTime(key.revoked_at)}</span>
                         </span>
                       ) : (
-                        <Button size="sm" variant="secondary" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name ?? key.prefix}`}>
+                        <Button size="sm" variant="danger-secondary" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name ?? key.prefix}`}>
                           Revoke
                         </Button>
                       )}

@@ -3,7 +3,7 @@ import { getRouteApi, useNavigate } from '@tanstack/react-router'
 import { useState, type FormEvent, type ReactNode } from 'react'
 import { api, unwrap } from '../../api/client.ts'
 import { spendCapQuery, usageQuery } from '../../api/queries.ts'
-import { canManage, useMe } from '../../auth/session.ts'
+import { useMe } from '../../auth/session.ts'
 import { Button } from '../../components/Button.tsx'
 import { Card } from '../../components/Card.tsx'
 import { ErrorMessage } from '../../components/ErrorMessage.tsx'
@@ -15,7 +15,7 @@ import { QueryView } from '../../components/QueryView.tsx'
 import { Select } from '../../components/Select.tsx'
 import { TBody, Table, Td, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
-import { formatCents, formatNumber } from '../../lib/format.ts'
+import { formatCents, formatNumber, formatPeriod } from '../../lib/format.ts'
 
 const route = getRouteApi('/signed-in/settings/billing')
 
@@ -42,7 +42,7 @@ export function BillingPage() {
                 aria-label="Period"
                 value={period}
                 onValueChange={(next) => void navigate({ to: '/settings/billing', search: { period: next } })}
-                options={periods.map((value) => ({ value, label: value }))}
+                options={periods.map((value) => ({ value, label: formatPeriod(value) }))}
               />
             </div>
           }
@@ -54,8 +54,8 @@ export function BillingPage() {
                   Plan <strong className="capitalize">{u.plan}</strong>: {formatNumber(u.included_allowance)} documents included per month
                   {u.unit_price_cents > 0 ? `, then ${formatCents(u.unit_price_cents)} each` : ', then credit packs'}.
                 </p>
-                <Meter value={u.included_used} max={u.included_allowance} label={`${u.included_used} of ${u.included_allowance} included units used in ${u.period}`} />
-                <Table caption={`Usage in ${u.period}`} className="mt-4">
+                <Meter value={u.included_used} max={u.included_allowance} label={`${u.included_used} of ${u.included_allowance} included units used in ${formatPeriod(u.period)}`} />
+                <Table caption={`Usage in ${formatPeriod(u.period)}`} className="mt-4">
                   <TBody>
                     <Row label="Included units used" value={`${formatNumber(u.included_used)} of ${formatNumber(u.included_allowance)}`} />
                     <Row label="Single sends (API and dashboard)" value={formatNumber(u.units_by_source.rest_sends)} />
@@ -73,7 +73,7 @@ export function BillingPage() {
           </QueryView>
         </Card>
         <CreditPacks workspaceId={me.workspace?.id ?? ''} />
-        <SpendCap editable={canManage(me)} />
+        <SpendCap editable={me.abilities.manage_billing} />
       </div>
     </>
   )
@@ -94,8 +94,15 @@ function CreditPacks({ workspaceId }: { workspaceId: string }) {
   const usage = useQuery(usageQuery())
   // The payment provider's page for this workspace (without a provider: the instance's billing page, which explains how the operator grants packs).
   const checkout = `/billing?org=${encodeURIComponent(workspaceId)}`
+  // Only the Free plan spends credits (billing/plans.ts); paid plans bill units beyond the included ones.
+  const spendsCredits = usage.data?.plan === 'free'
+  const description = !usage.data
+    ? undefined
+    : spendsCredits
+      ? "Credits pay for documents beyond the month's included ones. They never expire."
+      : `Your plan bills documents beyond the month's included ones at ${formatCents(usage.data.unit_price_cents)} each, so credits are not spent. Credits you hold never expire.`
   return (
-    <Card title="Credit packs" description="On the Free plan, credits pay for documents beyond the month's included ones. They never expire.">
+    <Card title="Credit packs" description={description}>
       <p className="text-sm">
         Credits left: <strong>{usage.data ? formatNumber(usage.data.credit_balance) : '…'}</strong>
       </p>

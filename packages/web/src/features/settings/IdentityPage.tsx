@@ -25,12 +25,12 @@ const identityQuery = { queryKey: ['identity-check'], queryFn: getIdentityCheck 
 export function IdentityPage() {
   const me = useMe()
   const check = useQuery(identityQuery)
-  const owner = me.workspace?.role === 'owner'
+  const owner = me.abilities.manage_identity_check
   return (
     <>
       <PageHeader
         title="Identity check"
-        description="Sealing documents in this workspace's name needs a one-time check of the organisation: its legal name and an ID document. An approval lasts 365 days."
+        description="Sealing documents in this workspace's name needs a check of who stands behind it: their legal name and an ID document. An approval lasts 365 days, and can be renewed in its last 30."
       />
       <QueryView query={check} loadingLabel="Loading the identity check…">
         {(state) => (
@@ -83,7 +83,7 @@ function StatusText({ check }: { check: IdentityCheck }) {
         </p>
       )
     case 'expired':
-      return <p className="text-sm">The approval of {check.legal_name ?? 'this organisation'} expired {formatDate(check.valid_until)}. Submit it again to seal.</p>
+      return <p className="text-sm">The approval of {check.legal_name ?? 'this workspace'} expired {formatDate(check.valid_until)}. Submit it again to seal.</p>
   }
 }
 
@@ -111,7 +111,7 @@ function SubmitCheck({ renewal }: { renewal: boolean }) {
   return (
     <Card title={renewal ? 'Renew the check' : 'Submit the check'}>
       <form onSubmit={onSubmit} className="flex max-w-lg flex-col gap-4" noValidate>
-        <Field label="Legal name of the organisation" hint="As on the company register or the ID document." required>
+        <Field label="Legal name" hint="Of the company or person behind this workspace, as on the company register or the ID document." required>
           <Input value={legalName} onChange={(e) => setLegalName(e.target.value)} autoComplete="organization" />
         </Field>
         <Field

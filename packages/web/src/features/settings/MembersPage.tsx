@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
-import { canManage, useMe, type WorkspaceRole } from '../../auth/session.ts'
+import { meQuery, useMe, type Me, type WorkspaceRole } from '../../auth/session.ts'
 import { Badge } from '../../components/Badge.tsx'
 import { Button } from '../../components/Button.tsx'
 import { Card } from '../../components/Card.tsx'
@@ -23,7 +23,7 @@ const membersKey = ['members']
 
 export function MembersPage() {
   const me = useMe()
-  const manager = canManage(me)
+  const manager = me.abilities.manage_members
   const members = useQuery({ queryKey: membersKey, queryFn: membersApi.list })
   // Managers see who has no second sign-in step yet (the workspace's rule is on this page too).
   const rule = useQuery({ ...workspaceRuleQuery, enabled: manager })
@@ -32,15 +32,15 @@ export function MembersPage() {
     <>
       <PageHeader title="Members" description="Members send and read documents; owners and admins also manage keys, webhooks, billing and members." />
       <div className="flex flex-col gap-5">
-        {manager && <InviteForm ownerMayInvite={me.workspace?.role === 'owner'} />}
+        {manager && <InviteForm ownerMayInvite={me.abilities.manage_owners} />}
         <Card title="People in this workspace">
           <QueryView query={members} loadingLabel="Loading members…">
             {(data) => (
-              <MemberTable members={data.members} manager={manager} myId={me.user.id} iAmOwner={me.workspace?.role === 'owner'} withoutSecondStep={withoutSecondStep} />
+              <MemberTable members={data.members} abilities={me.abilities} myId={me.user.id} withoutSecondStep={withoutSecondStep} />
             )}
           </QueryView>
         </Card>
-        {me.workspace && <WorkspaceRuleCard workspace={me.workspace.name} role={me.workspace.role} />}
+        {me.workspace && <WorkspaceRuleCard workspace={me.workspace.name} abilities={me.abilities} />}
         {manager && (
           <Card title="Pending invitations">
             <QueryView query={members} loadingLabel="Loading invitations…">
@@ -90,14 +90,24 @@ function InviteForm({ ownerMayInvite }: { ownerMayInvite: boolean }) {
 
 interface MemberTableProps {
   members: Member[]
-  manager: boolean
+  abilities: Me['abilities']
   myId: string
-  iAmOwner: boolean
   /** Members with neither an authenticator app nor a passkey (known to managers). */
   withoutSecondStep: Set<string>
 }
 
-function MemberTable({ members, manager, myId, iAmOwner, withoutSecondStep }: MemberTableProps) {
+/**
+ * What the user may do to a member's row, as the server would answer: managers change and remove
+ * people, only owners touch owners, and the last owner keeps their role (whoever asks).
+ */
+function mayChange(member: Member, members: Member[], abilities: Me['abilities']): boolean {
+  if (!abilities.manage_members) return false
+  if (member.role !== 'owner') return true
+  return abilities.manage_owners && members.some((other) => other.role === 'owner' && other.user_id !== member.user_id)
+}
+
+function MemberTable({ members, abilities, myId, withoutSecondStep }: MemberTableProps) {
+  const manager = abilities.manage_members
   const queryClient = useQueryClient()
   const toast = useToast()
   const [removing, setRemoving] = useState<Member | null>(null)
@@ -134,7 +144,7 @@ function MemberTable({ members, manager, myId, iAmOwner, withoutSecondStep }: Me
               </Td>
               <Td className="hidden sm:table-cell">{member.email}</Td>
               <Td className="min-w-32">
-                {manager ? (
+                {mayChange(member, members, abilities) ? (
                   <Select
                     aria-label={`Role of ${member.name || member.email}`}
                     value={member.role}
@@ -143,7 +153,7 @@ function MemberTable({ members, manager, myId, iAmOwner, withoutSecondStep }: Me
                     options={(Object.keys(ROLE_LABELS) as WorkspaceRole[]).map((value) => ({
                       value,
                       label: ROLE_LABELS[value],
-                      disabled: value === 'owner' && !iAmOwner,
+                      disabled: value === 'owner' && !abilities.manage_owners,
                     }))}
                   />
                 ) : (
@@ -153,9 +163,11 @@ function MemberTable({ members, manager, myId, iAmOwner, withoutSecondStep }: Me
               <Td className="hidden whitespace-nowrap md:table-cell">{formatDate(member.joined_at)}</Td>
               {manager && (
                 <Td className="text-right">
-                  <Button size="sm" variant="secondary" onClick={() => setRemoving(member)} aria-label={`Remove ${member.name || member.email}`}>
-                    Remove
-                  </Button>
+                  {mayChange(member, members, abilities) && (
+                    <Button size="sm" variant="danger-secondary" onClick={() => setRemoving(member)} aria-label={`Remove ${member.name || member.email}`}>
+                      Remove
+                    </Button>
+                  )}
                 </Td>
               )}
             </Tr>
@@ -172,6 +184,8 @@ function MemberTable({ members, manager, myId, iAmOwner, withoutSecondStep }: Me
         onConfirm={async () => {
           if (!removing) return
           await membersApi.remove(removing.user_id)
+          // Removing oneself leaves the workspace: the session now acts in another one, or none.
+          if (removing.user_id === myId) await queryClient.invalidateQueries({ queryKey: meQuery.queryKey })
           await queryClient.invalidateQueries({ queryKey: membersKey })
           toast({ title: `${removing.email} removed`, tone: 'success' })
         }}
@@ -213,7 +227,7 @@ function InvitationTable({ invitations }: { invitations: PendingInvitation[] }) 
               <Td className="text-right">
                 <Button
                   size="sm"
-                  variant="secondary"
+                  variant="danger-secondary"
                   loading={revoke.isPending && revoke.variables === invitation.id}
                   onClick={() => revoke.mutate(invitation.id)}
                   aria-label={`Revoke the invitation of ${invitation.email}`}

@@ -16,7 +16,7 @@ import { Switch } from '../../components/Switch.tsx'
 import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDateTime } from '../../lib/format.ts'
-import { ManagersOnly } from './ManagersOnly.tsx'
+import { RequireAbility } from './RequireAbility.tsx'
 import { SecretDialog } from './SecretDialog.tsx'
 import { webhooksApi, type Delivery, type Webhook, type WebhookTestResult } from './webhooks-api.ts'
 
@@ -27,9 +27,9 @@ export function WebhooksPage() {
         title="Webhooks"
         description="Signet posts a signed event to your endpoints when a signer views, signs or declines a document, and when a document is completed."
       />
-      <ManagersOnly what="webhooks">
+      <RequireAbility ability="manage_webhooks" what="webhooks">
         <Endpoints />
-      </ManagersOnly>
+      </RequireAbility>
     </>
   )
 }
@@ -39,6 +39,8 @@ function Endpoints() {
   const webhooks = useQuery({ queryKey: ['webhooks'], queryFn: webhooksApi.list })
   const [adding, setAdding] = useState(false)
   const [secret, setSecret] = useState<string | null>(null)
+  // Until the list arrives, the safe assumption: the guard is on (as it is unless the operator turned it off).
+  const privateAllowed = webhooks.data?.private_addresses_allowed ?? false
   return (
     <>
       <div className="mb-4 flex justify-end">
@@ -49,7 +51,7 @@ function Endpoints() {
           list.length === 0 ? (
             <EmptyState
               title="No endpoints yet"
-              description="Add the HTTPS address of your receiver. Addresses that reach private or local networks are refused."
+              description={`Add the HTTPS address of your receiver. ${addressRule(privateAllowed)}`}
               action={<Button onClick={() => setAdding(true)}>Add endpoint</Button>}
             />
           ) : (
@@ -62,6 +64,7 @@ function Endpoints() {
         }
       </QueryView>
       <AddEndpointDialog
+        privateAllowed={privateAllowed}
         open={adding}
         onOpenChange={setAdding}
         onCreated={(created) => {
@@ -82,7 +85,20 @@ function Endpoints() {
   )
 }
 
-function AddEndpointDialog({ open, onOpenChange, onCreated }: { open: boolean; onOpenChange: (open: boolean) => void; onCreated: (secret: string) => void }) {
+/** The URL rule as this instance applies it (WEBHOOK_ALLOW_PRIVATE, reported by the endpoint list). */
+const addressRule = (privateAllowed: boolean) =>
+  privateAllowed
+    ? 'This instance also accepts private, loopback and link-local addresses.'
+    : 'Private, loopback and link-local addresses are refused so that webhooks cannot probe internal networks.'
+
+interface AddEndpointDialogProps {
+  privateAllowed: boolean
+  open: boolean
+  onOpenChange: (open: boolean) => void
+  onCreated: (secret: string) => void
+}
+
+function AddEndpointDialog({ privateAllowed, open, onOpenChange, onCreated }: AddEndpointDialogProps) {
   const [url, setUrl] = useState('')
   const create = useMutation({
     mutationFn: webhooksApi.create,
@@ -107,7 +123,7 @@ function AddEndpointDialog({ open, onOpenChange, onCreated }: { open: boolean; o
     >
       <Field
         label="Endpoint URL"
-        hint="https://… reachable from the internet. Private, loopback and link-local addresses are refused so that webhooks cannot probe internal networks."
+        hint={`https://… reachable from the internet. ${addressRule(privateAllowed)}`}
         error={create.error && !upgrade ? create.error.message : null}
         required
       >
@@ -151,7 +167,7 @@ function Endpoint({ webhook, onSecret }: { webhook: Webhook; onSecret: (secret: 
           <Button size="sm" variant="secondary" onClick={() => setConfirm('rotate')}>
             Rotate secret
           </Button>
-          <Button size="sm" variant="danger" onClick={() => setConfirm('delete')}>
+          <Button size="sm" variant="danger-secondary" onClick={() => setConfirm('delete')}>
             Delete
           </Button>
         </div>

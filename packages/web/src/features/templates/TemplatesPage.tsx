@@ -1,16 +1,19 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
-import { useRef, useState, type FormEvent } from 'react'
-import { ActionsTh, Button,  ConfirmDialog, EmptyState, Field, FormDialog, Input, PageHeader, QueryView, Table, TBody, Td, Th, THead, Tr, useToast } from '../../components/index.ts'
+import { useState, type FormEvent } from 'react'
+import { Badge, Button, ConfirmDialog, EmptyState, Field, FormDialog, Input, PageHeader, QueryView, useToast } from '../../components/index.ts'
 import { formatDateTime } from '../../lib/format.ts'
 import { PlanAwareError } from '../send/PlanAwareError.tsx'
+import { PdfDropZone, usePdfDrop } from './PdfDropZone.tsx'
 import { deleteTemplate, duplicateTemplate, renameTemplate, templatesQuery, uploadTemplate, type TemplateSummary } from './templates-api.ts'
 
-const partiesText = (roles: number[]) => (roles.length === 0 ? 'No fields' : roles.length === 1 ? '1 signer' : `${roles.length} signers`)
+const partiesText = (roles: number[]) => (roles.length === 1 ? '1 signer' : `${roles.length} signers`)
 
-/** /app/templates: upload a PDF, and rename, duplicate, delete or edit the templates there are. */
+/** /app/templates: upload a PDF (dropped anywhere on the page, or chosen), and edit, send, rename, duplicate or delete the templates there are. */
 export function TemplatesPage() {
   const templates = useQuery(templatesQuery)
+  const [file, setFile] = useState<File | null>(null)
+  const drop = usePdfDrop(setFile)
   const [renaming, setRenaming] = useState<TemplateSummary | null>(null)
   const [deleting, setDeleting] = useState<TemplateSummary | null>(null)
   const queryClient = useQueryClient()
@@ -25,9 +28,11 @@ export function TemplatesPage() {
   })
 
   return (
-    <>
+    <div {...drop.handlers}>
       <PageHeader title="Templates" description="A template is a PDF with the fields each signer fills in. Upload a PDF, then place its fields." />
-      <UploadTemplate />
+      <PdfDropZone dragging={drop.dragging} chosen={file} refusal={drop.refusal} onChoose={drop.take}>
+        {file && <UploadTemplate key={`${file.name}-${file.lastModified}`} file={file} />}
+      </PdfDropZone>
       {duplicate.error && <PlanAwareError error={duplicate.error} title="The template was not duplicated" />}
       <div className="mt-6">
         <QueryView query={templates} loadingLabel="Loading templates…" errorTitle="Templates could not be loaded">
@@ -35,55 +40,18 @@ export function TemplatesPage() {
             data.templates.length === 0 ? (
               <EmptyState title="No templates yet" description="Upload a PDF above to make your first template." />
             ) : (
-              <Table caption="Templates">
-                <THead>
-                  <Tr>
-                    <Th>Name</Th>
-                    <Th>Pages</Th>
-                    <Th>Signers</Th>
-                    <Th>Created</Th>
-                    <ActionsTh />
-                  </Tr>
-                </THead>
-                <TBody>
-                  {data.templates.map((template) => (
-                    <Tr key={template.id}>
-                      <Td className="min-w-44 font-medium">
-                        <Link to="/templates/$id" params={{ id: template.id }} className="text-brand-700 underline">
-                          {template.name}
-                        </Link>
-                      </Td>
-                      <Td>{template.page_count}</Td>
-                      <Td>{partiesText(template.roles)}</Td>
-                      <Td className="whitespace-nowrap">{formatDateTime(template.created_at)}</Td>
-                      <Td>
-                        <div className="flex flex-wrap justify-end gap-1">
-                          <Button asChild size="sm" variant="secondary">
-                            <Link to="/send" search={{ template: template.id }}>
-                              Send
-                            </Link>
-                          </Button>
-                          <Button size="sm" variant="ghost" onClick={() => setRenaming(template)} aria-label={`Rename ${template.name}`}>
-                            Rename
-                          </Button>
-                          <Button
-                            size="sm"
-                            variant="ghost"
-                            loading={duplicate.isPending && duplicate.variables === template.id}
-                            onClick={() => duplicate.mutate(template.id)}
-                            aria-label={`Duplicate ${template.name}`}
-                          >
-                            Duplicate
-                          </Button>
-                          <Button size="sm" variant="ghost" className="text-red-700" onClick={() => setDeleting(template)} aria-label={`Delete ${template.name}`}>
-                            Delete
-                          </Button>
-                        </div>
-                      </Td>
-                    </Tr>
-                  ))}
-                </TBody>
-              </Table>
+              <ul aria-label="Templates" className="divide-y divide-line rounded-lg border border-line bg-white">
+                {data.templates.map((template) => (
+                  <TemplateRow
+                    key={template.id}
+                    template={template}
+                    duplicating={duplicate.isPending && duplicate.variables === template.id}
+                    onRename={() => setRenaming(template)}
+                    onDuplicate={() => duplicate.mutate(template.id)}
+                    onDelete={() => setDeleting(template)}
+                  />
+                ))}
+              </ul>
             )
           }
         </QueryView>
@@ -103,15 +71,72 @@ export function TemplatesPage() {
           toast({ title: 'Template deleted', tone: 'success' })
         }}
       />
-    </>
+    </div>
   )
 }
 
-/** Choose a PDF, name it (the file's name by default), upload, then go place its fields. */
-function UploadTemplate() {
-  const [file, setFile] = useState<File | null>(null)
-  const [name, setName] = useState('')
-  const input = useRef<HTMLInputElement>(null)
+interface TemplateRowProps {
+  template: TemplateSummary
+  duplicating: boolean
+  onRename: () => void
+  onDuplicate: () => void
+  onDelete: () => void
+}
+
+/** One template: what it is on the left, its actions on the right (below it on a phone). A template without fields cannot be sent yet. */
+function TemplateRow({ template, duplicating, onRename, onDuplicate, onDelete }: TemplateRowProps) {
+  const noFields = template.roles.length === 0
+  const reasonId = `no-fields-${template.id}`
+  return (
+    <li className="flex flex-col gap-3 p-4 sm:flex-row sm:items-center sm:justify-between">
+      <div className="min-w-0">
+        <p className="flex flex-wrap items-center gap-2 font-medium [overflow-wrap:anywhere]">
+          {template.name}
+          {noFields && (
+            <Badge tone="warning">
+              <span id={reasonId}>No fields yet</span>
+            </Badge>
+          )}
+        </p>
+        <p className="mt-0.5 text-sm text-muted">
+          {template.page_count === 1 ? '1 page' : `${template.page_count} pages`}
+          {noFields ? '' : ` · ${partiesText(template.roles)}`} · added {formatDateTime(template.created_at)}
+        </p>
+      </div>
+      <div className="flex flex-wrap gap-1 sm:shrink-0 sm:justify-end">
+        <Button asChild size="sm" variant={noFields ? 'primary' : 'secondary'}>
+          <Link to="/templates/$id" params={{ id: template.id }} aria-label={`Edit the fields of ${template.name}`}>
+            Edit fields
+          </Link>
+        </Button>
+        {noFields ? (
+          <Button size="sm" variant="secondary" disabled aria-describedby={reasonId} aria-label={`Send ${template.name}: place its fields first`}>
+            Send
+          </Button>
+        ) : (
+          <Button asChild size="sm" variant="primary">
+            <Link to="/send" search={{ template: template.id }} aria-label={`Send ${template.name}`}>
+              Send
+            </Link>
+          </Button>
+        )}
+        <Button size="sm" variant="ghost" onClick={onRename} aria-label={`Rename ${template.name}`}>
+          Rename
+        </Button>
+        <Button size="sm" variant="ghost" loading={duplicating} onClick={onDuplicate} aria-label={`Duplicate ${template.name}`}>
+          Duplicate
+        </Button>
+        <Button size="sm" variant="danger-secondary" onClick={onDelete} aria-label={`Delete ${template.name}`}>
+          Delete
+        </Button>
+      </div>
+    </li>
+  )
+}
+
+/** The chosen PDF's name (the file's name by default) and the upload, which then opens the field editor. */
+function UploadTemplate({ file }: { file: File }) {
+  const [name, setName] = useState(file.name.replace(/\.pdf$/i, ''))
   const navigate = useNavigate()
   const queryClient = useQueryClient()
   const upload = useMutation({
@@ -123,29 +148,15 @@ function UploadTemplate() {
   })
   const submit = (event: FormEvent) => {
     event.preventDefault()
-    if (file) upload.mutate({ name: name.trim() || file.name.replace(/\.pdf$/i, ''), file })
+    upload.mutate({ name: name.trim() || file.name.replace(/\.pdf$/i, ''), file })
   }
   return (
-    <form onSubmit={submit} className="rounded-lg border border-line bg-white p-4" aria-label="Upload a template">
-      <h2 className="mb-3 text-base font-semibold">Upload a PDF</h2>
-      <div className="grid gap-3 sm:grid-cols-[1fr_1fr_auto] sm:items-end">
-        <Field label="PDF file">
-          <Input
-            ref={input}
-            type="file"
-            accept="application/pdf,.pdf"
-            className="py-1.5"
-            onChange={(event) => {
-              const chosen = event.target.files?.[0] ?? null
-              setFile(chosen)
-              if (chosen && !name) setName(chosen.name.replace(/\.pdf$/i, ''))
-            }}
-          />
-        </Field>
+    <form onSubmit={submit} className="mx-auto mt-4 max-w-xl" aria-label="Upload a template">
+      <div className="grid gap-3 sm:grid-cols-[1fr_auto] sm:items-end">
         <Field label="Template name">
           <Input value={name} maxLength={200} onChange={(event) => setName(event.target.value)} placeholder="e.g. Consulting agreement" />
         </Field>
-        <Button type="submit" loading={upload.isPending} disabled={!file}>
+        <Button type="submit" loading={upload.isPending}>
           Upload
         </Button>
       </div>
@@ -175,7 +186,7 @@ function RenameDialog({ template, onClose, onRenamed }: { template: TemplateSumm
       onSubmit={() => rename.mutate()}
     >
       <Field label="Name" error={rename.error ? rename.error.message : null}>
-        <Input value={name} maxLength={200} onChange={(event) => setName(event.target.value)} autoFocus />
+        <Input value={name} maxLength={200} onChange={(event) => setName(event.target.value)} />
       </Field>
     </FormDialog>
   )

@@ -1,6 +1,6 @@
 /**
  * Signet – browser script of the signer's pages (the signing page and the e-mail code page),
- * bundled by esbuild into /sign-assets/sign.js (http/routes/signing-assets.ts). pages.ts
+ * bundled by esbuild into /sign-assets/sign.js (signing-assets.ts). pages.ts
  * renders the markup and passes data as JSON in <script type="application/json" id="signet-boot">.
  * The pages run under a strict CSP (no inline script or style attributes), so all behaviour is
  * wired here and positions are set via element.style.

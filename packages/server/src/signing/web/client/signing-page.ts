@@ -1,3 +1,4 @@
+import { signingDateText } from '@signet/vocabulary'
 import { showAlert, wireAlert } from './alert.ts'
 import type { SigningBoot } from './boot.ts'
 import { announce, byId } from './dom.ts'
@@ -44,6 +45,9 @@ export function initSigning(boot: SigningBoot): void {
         if (adopted && !form.marks.has(f.id)) applyMark(f, adopted, true)
         else dialog.open(f)
       })
+    } else if (f.type === 'date') {
+      // The server sends its UTC day; it prints the same words in the signed PDF when finish sends the locale.
+      f.control.value = signingDateText(f.control.value, navigator.language)
     } else {
       f.control.addEventListener(f.type === 'checkbox' ? 'change' : 'input', () => form.update())
     }

@@ -39,7 +39,8 @@ export function wireSubmit(form: SigningForm, urls: SigningBoot['urls']): void {
   finish.addEventListener('click', () => {
     const values = form.values()
     announce('Signing…')
-    void send(finish, urls.finish, { values }).then((error) => {
+    // The locale makes date fields print as the page shows them (the server formats its own day in it).
+    void send(finish, urls.finish, { values, locale: navigator.language }).then((error) => {
       if (error) showAlert(form, error.message)
     })
   })

@@ -1,6 +1,7 @@
 import type { Dispatch, KeyboardEvent, PointerEvent } from 'react'
 import { cn } from '../../../lib/cn.ts'
-import { fieldAccessibleName, fieldTypeName, partyName, type EditorAction, type EditorField } from './editor-state.ts'
+import { partyLabel } from '../../../lib/vocabulary.ts'
+import { fieldAccessibleName, fieldTypeName, type EditorAction, type EditorField } from './editor-state.ts'
 import { pixelsToPointDistance, pixelsToPoints, pointsToPixels, type PageViewports } from './geometry.ts'
 import { roleColour } from './role-colours.ts'
 
@@ -135,7 +136,7 @@ export function FieldBox({ field, viewports, selected, dispatch, pages }: FieldB
       onFocus={() => dispatch({ type: 'select', key: field.key })}
     >
       <span className="pointer-events-none truncate px-1" aria-hidden="true">
-        {field.label ?? fieldTypeName(field.type)} · {partyName(field.role).replace('Party ', 'P')}
+        {field.label ?? fieldTypeName(field.type)} · {partyLabel(field.role).replace('Party ', 'P')}
       </span>
       {selected && (
         <span

@@ -1,10 +1,10 @@
-import { useEffect, useState, type Dispatch } from 'react'
+import { useState, type Dispatch } from 'react'
 import { Button, Field, Input, Select, Switch } from '../../../components/index.ts'
+import { partyLabel } from '../../../lib/vocabulary.ts'
 import {
   FIELD_TYPES,
   MAX_ROLE,
   fieldTypeName,
-  partyName,
   type EditorAction,
   type EditorField,
   type FieldType,
@@ -12,7 +12,7 @@ import {
 } from './editor-state.ts'
 
 export const TYPE_OPTIONS = FIELD_TYPES.map((type) => ({ value: type, label: fieldTypeName(type) }))
-export const ROLE_OPTIONS = Array.from({ length: MAX_ROLE + 1 }, (_, role) => ({ value: String(role), label: partyName(role) }))
+export const ROLE_OPTIONS = Array.from({ length: MAX_ROLE + 1 }, (_, role) => ({ value: String(role), label: partyLabel(role) }))
 
 interface FieldPanelProps {
   field: EditorField
@@ -50,7 +50,7 @@ export function FieldPanel({ field, pages, dispatch }: FieldPanelProps) {
         <NumberInput label="Width" value={field.width} onCommit={(width) => edit({ width })} />
         <NumberInput label="Height" value={field.height} onCommit={(height) => edit({ height })} />
       </fieldset>
-      <Button variant="danger" size="sm" onClick={() => dispatch({ type: 'delete', key: field.key })}>
+      <Button variant="danger-secondary" size="sm" onClick={() => dispatch({ type: 'delete', key: field.key })}>
         Delete field
       </Button>
     </div>
@@ -63,7 +63,12 @@ const round = (value: number) => Math.round(value * 100) / 100
 /** A number typed freely and applied on Enter or when leaving the box (the reducer clamps it to the page). */
 function NumberInput({ label, value, onCommit }: { label: string; value: number; onCommit: (value: number) => void }) {
   const [draft, setDraft] = useState(String(round(value)))
-  useEffect(() => setDraft(String(round(value))), [value])
+  // A new value from the reducer (a drag, an undo) replaces the draft, adjusted while rendering.
+  const [shown, setShown] = useState(value)
+  if (shown !== value) {
+    setShown(value)
+    setDraft(String(round(value)))
+  }
   const commit = () => {
     const number = Number(draft)
     if (draft.trim() !== '' && Number.isFinite(number)) onCommit(number)
@@ -86,7 +91,11 @@ function NumberInput({ label, value, onCommit }: { label: string; value: number;
 
 function LabelInput({ value, onCommit }: { value: string; onCommit: (value: string) => void }) {
   const [draft, setDraft] = useState(value)
-  useEffect(() => setDraft(value), [value])
+  const [shown, setShown] = useState(value)
+  if (shown !== value) {
+    setShown(value)
+    setDraft(value)
+  }
   return (
     <Field label="Label" hint="Shown to the signer; optional.">
       <Input

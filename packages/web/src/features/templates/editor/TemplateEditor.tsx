@@ -2,7 +2,8 @@ import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist'
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'react'
 import { Button, ErrorMessage, Field, Select } from '../../../components/index.ts'
 import { cn } from '../../../lib/cn.ts'
-import { editorReducer, emptyEditor, fieldTypeName, FIELD_TYPES, partyName, type EditorAction, type EditorState, type FieldType, type PageSize, type TemplateField } from './editor-state.ts'
+import { partyLabel } from '../../../lib/vocabulary.ts'
+import { editorReducer, emptyEditor, fieldTypeName, FIELD_TYPES, type EditorAction, type EditorState, type FieldType, type PageSize, type TemplateField } from './editor-state.ts'
 import { FieldPanel, ROLE_OPTIONS } from './FieldPanel.tsx'
 import type { PageFinder, PageTarget } from './FieldBox.tsx'
 import type { PageViewports } from './geometry.ts'
@@ -46,6 +47,7 @@ export function TemplateEditor({ pdf, serverPages, fields, children }: TemplateE
       cancelled = true
     }
     // Loaded once per PDF: later `fields` props are the editor's own saves coming back.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- fields and serverPages are read once, at load
   }, [pdf])
 
   useLayoutEffect(() => {
@@ -124,7 +126,7 @@ export function TemplateEditor({ pdf, serverPages, fields, children }: TemplateE
           <span aria-hidden="true" className="mb-2 size-4 rounded-full border-2" style={{ borderColor: roleColour(role).border, background: roleColour(role).fill }} />
           <p className="w-full text-sm text-muted" aria-live="polite">
             {tool
-              ? `Click or drag on a page to place a ${fieldTypeName(tool).toLowerCase()} field for ${partyName(role)}.`
+              ? `Click or drag on a page to place a ${fieldTypeName(tool).toLowerCase()} field for ${partyLabel(role)}.`
               : 'Choose a field type, then click or drag on a page. Select a field to move it, resize it from its corner, or edit it in the panel.'}
           </p>
         </div>
@@ -198,7 +200,7 @@ function FieldList({ state, dispatch }: { state: EditorState; dispatch: (action:
               }}
             >
               <span className="mr-2 inline-block size-2.5 rounded-full" style={{ background: roleColour(f.role).border }} aria-hidden="true" />
-              {fieldTypeName(f.type)}, {partyName(f.role)}, page {f.page}
+              {fieldTypeName(f.type)}, {partyLabel(f.role)}, page {f.page}
             </button>
           </li>
         ))}

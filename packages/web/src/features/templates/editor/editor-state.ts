@@ -1,3 +1,4 @@
+import { partyLabel } from '../../../lib/vocabulary.ts'
 import { roundPoints, type PointRect } from './geometry.ts'
 
 export const FIELD_TYPES = ['signature', 'initials', 'date', 'text', 'checkbox'] as const
@@ -192,8 +193,6 @@ export function hasUnsavedChanges(state: EditorState): boolean {
   return JSON.stringify(fieldsForSave(state.fields)) !== JSON.stringify(fieldsForSave(state.saved))
 }
 
-export const partyName = (role: number): string => `Party ${role + 1}`
-
 const TYPE_NAMES: Record<FieldType, string> = {
   signature: 'Signature',
   initials: 'Initials',
@@ -205,4 +204,4 @@ export const fieldTypeName = (type: FieldType): string => TYPE_NAMES[type]
 
 /** The accessible name of a field box: "Signature field, Party 1, page 2". */
 export const fieldAccessibleName = (field: TemplateField): string =>
-  `${TYPE_NAMES[field.type]} field${field.label ? ` “${field.label}”` : ''}, ${partyName(field.role)}, page ${field.page}`
+  `${TYPE_NAMES[field.type]} field${field.label ? ` “${field.label}”` : ''}, ${partyLabel(field.role)}, page ${field.page}`

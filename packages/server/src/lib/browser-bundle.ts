@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
-import { memoryAsset, type MemoryAsset } from './send-asset.ts'
+import { memoryAsset, type MemoryAsset } from './memory-asset.ts'
 
 /**
  * Bundles a page script written in TypeScript (an entry module and what it imports) into one

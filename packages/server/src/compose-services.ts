@@ -1,0 +1,91 @@
+import { blobStoreFor } from './adapters/blob-store.ts'
+import type { Clock } from './adapters/clock.ts'
+import { systemClock } from './adapters/clock.ts'
+import { documentCipherFor, instanceKeyFor, secretSealerFor } from './adapters/document-cipher.ts'
+import { manualIdentityVerifier, type IdentityVerifier } from './adapters/identity-verifier.ts'
+import type { Mailer } from './adapters/mailer.ts'
+import { logMailer, smtpMailer } from './adapters/mailer.ts'
+import { flushKeyUses, KEY_USE_FLUSH_MS } from './api-keys/key-uses.ts'
+import { PRINCIPALS_CHANGED_CHANNEL, PrincipalCache } from './api-keys/principal-cache.ts'
+import type { Config } from './config.ts'
+import type { Database } from './db/client.ts'
+import { startFinalPdfJob } from './documents/final-pdf-job.ts'
+import type { Logger } from './lib/logger.ts'
+import { startBackgroundLoop } from './lib/background-loop.ts'
+import { startMailDispatcher } from './mail/outbox.ts'
+import { PdfWork } from './pdf-work/pdf-work.ts'
+import { loadSealer } from './seal/instance-seal.ts'
+import type { NamedTimestampAuthority } from './seal/tsa-chain.ts'
+import type { Services } from './services.ts'
+import { expireDueDocuments } from './signing/expiry.ts'
+import { startWebhookDispatcher } from './webhooks/dispatcher.ts'
+
+// The composition root: the one place that builds Services (server.ts, the CLI's offline mode, tests and bench call it).
+export interface AdapterOverrides {
+  clock?: Clock
+  mailer?: Mailer
+  /** Replaces the configured TSA_URL authorities. */
+  timestampAuthority?: NamedTimestampAuthority
+  identityVerifier?: IdentityVerifier
+}
+
+export interface RunningServices extends Services {
+  close(): Promise<void>
+}
+
+export async function createServices(
+  config: Config,
+  database: Database,
+  logger: Logger,
+  overrides: AdapterOverrides = {},
+): Promise<RunningServices> {
+  const clock = overrides.clock ?? systemClock
+  const principals = new PrincipalCache(() => clock.now().getTime())
+  await database.subscribe(
+    PRINCIPALS_CHANGED_CHANNEL,
+    () => principals.clear(),
+    (live) => principals.setLive(live),
+  )
+  const instanceKey = instanceKeyFor(config, logger)
+  const mailer = overrides.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : logMailer(logger))
+  const blobs = blobStoreFor(database)
+  const mail = startMailDispatcher({ db: database.db, blobs, mailer, clock, logger, pollMs: config.mailPollMs })
+  const pdfWork = new PdfWork(config.pdfWork, config.pdfLimits, logger)
+  const sealer = await loadSealer({ config, db: database.db, clock, logger, pdfWork }, overrides.timestampAuthority)
+  const finalPdfs = startFinalPdfJob({ db: database.db, blobs, clock, logger, mail, sealer, pdfWork, config, pollMs: config.jobPollMs })
+  const expiry = startBackgroundLoop({
+    name: 'document expiry',
+    pollMs: config.jobPollMs,
+    logger,
+    work: async () => void (await expireDueDocuments(database.db, clock)),
+  })
+  const webhooks = startWebhookDispatcher({ db: database.db, clock, logger, config })
+  // api_keys.last_used_at, written off the request path (api-keys/key-uses.ts).
+  const keyUses = startBackgroundLoop({
+    name: 'API key last use',
+    pollMs: KEY_USE_FLUSH_MS,
+    logger,
+    work: () => flushKeyUses(database.db, clock, principals.uses),
+  })
+  return {
+    config,
+    db: database.db,
+    clock,
+    blobs,
+    mail,
+    logger,
+    principals,
+    pdfWork,
+    sealer,
+    finalPdfs,
+    webhooks,
+    identityVerifier: overrides.identityVerifier ?? manualIdentityVerifier,
+    identityDocuments: documentCipherFor(instanceKey),
+    secrets: secretSealerFor(instanceKey),
+    close: async () => {
+      await Promise.all([expiry.stop(), finalPdfs.stop(), webhooks.stop(), keyUses.stop()])
+      await mail.stop()
+      await database.close()
+    },
+  }
+}

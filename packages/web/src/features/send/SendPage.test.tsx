@@ -1,0 +1,97 @@
+// @vitest-environment happy-dom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { createMemoryHistory, createRootRoute, createRoute, createRouter, RouterProvider } from '@tanstack/react-router'
+import { cleanup, render, screen, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { SendPage } from './SendPage.tsx'
+
+/** What the fake server answers POST /documents with; GET /templates lists one two-party template. */
+const server = vi.hoisted(() => {
+  const state = { refusal: { status: 400, body: {} as Record<string, unknown> }, sent: [] as unknown[], roles: [0, 1] }
+  // openapi-fetch takes fetch when its client is created, and resolves /api/v1 against the page's address.
+  ;(window as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL('http://signet.test/app/send')
+  globalThis.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = input instanceof Request ? input : new Request(input, init)
+    const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+    if (request.method === 'GET' && new URL(request.url).pathname === '/api/v1/templates') {
+      return json(200, { templates: [{ id: 'b6f2c1d0-0000-4000-8000-000000000001', name: 'Lease', roles: state.roles }], has_more: false })
+    }
+    state.sent.push(await request.json())
+    return json(state.refusal.status, state.refusal.body)
+  }
+  return state
+})
+
+/** The Send page at /app/send, in a router whose route ids match the app's (getRouteApi('/signed-in/send')). */
+function renderSendPage() {
+  const root = createRootRoute()
+  const signedIn = createRoute({ getParentRoute: () => root, id: 'signed-in' })
+  const send = createRoute({ getParentRoute: () => signedIn, path: 'send', component: SendPage })
+  const router = createRouter({ routeTree: root.addChildren([signedIn.addChildren([send])]), history: createMemoryHistory({ initialEntries: ['/send'] }) })
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } })
+  render(
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider router={router} />
+    </QueryClientProvider>,
+  )
+}
+
+/** The text an input's aria-describedby points at (its Field's error and hint). */
+const descriptionOf = (input: HTMLElement) =>
+  (input.getAttribute('aria-describedby') ?? '')
+    .split(' ')
+    .map((id) => document.getElementById(id)?.textContent ?? '')
+    .join(' ')
+
+async function sendWith(partyOneEmail: string) {
+  const user = userEvent.setup()
+  renderSendPage()
+  const partyOne = await screen.findByRole('group', { name: 'Party 1' })
+  const email = within(partyOne).getByRole('textbox', { name: /E-mail/ })
+  await user.type(email, partyOneEmail)
+  await user.click(screen.getByRole('button', { name: 'Send for signature' }))
+  return email
+}
+
+afterEach(() => {
+  cleanup()
+  server.roles = [0, 1]
+})
+
+describe('the Send page places a refusal by its field', () => {
+  it("a 400 at /signers/0/email shows the people text under Party 1's e-mail, not the API's text", async () => {
+    server.refusal = { status: 400, body: { error: 'signers[0].email must be a valid e-mail address', code: 'validation_failed', field: '/signers/0/email' } }
+    const email = await sendWith('ann@example')
+
+    await within(screen.getByRole('group', { name: 'Party 1' })).findByText('Enter a valid email address')
+    expect(email.getAttribute('aria-invalid')).toBe('true')
+    expect(descriptionOf(email)).toContain('Enter a valid email address')
+    expect(screen.queryByText(/signers\[0\]/)).toBeNull()
+    expect(screen.queryByText('The document was not sent')).toBeNull()
+    expect(within(screen.getByRole('group', { name: 'Party 2' })).getByRole('textbox', { name: /E-mail/ }).getAttribute('aria-invalid')).toBeNull()
+    expect(server.sent.at(-1)).toMatchObject({ signers: [{ role: 0, email: 'ann@example' }, { role: 1, email: '' }] })
+  })
+
+  it("a refusal without a field shows the server's text above the button", async () => {
+    const text = 'This template needs a signer for: Party 2 (role 1).'
+    server.refusal = { status: 400, body: { error: text, code: 'invalid_request', field: '/signers' } }
+    await sendWith('ann@example.com')
+
+    const alert = await screen.findByRole('alert')
+    expect(alert.textContent).toBe(`The document was not sent${text}`)
+  })
+})
+
+describe('a template without fields', () => {
+  it('is caught before the server: no signer form, Send disabled, a link to edit its fields', async () => {
+    server.roles = []
+    const before = server.sent.length
+    renderSendPage()
+    await screen.findByText(/This template has no fields yet/)
+    expect(screen.getByRole('link', { name: 'Edit fields' }).getAttribute('href')).toBe('/templates/b6f2c1d0-0000-4000-8000-000000000001')
+    expect(screen.queryByRole('textbox', { name: /E-mail/ })).toBeNull()
+    expect((screen.getByRole('button', { name: 'Send for signature' }) as HTMLButtonElement).disabled).toBe(true)
+    expect(server.sent.length).toBe(before)
+  })
+})

@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest'
+import { formatPeriod } from './format.ts'
+
+describe('formatPeriod', () => {
+  const reader = Intl.DateTimeFormat().resolvedOptions().locale
+
+  it.runIf(reader.startsWith('en'))('says a usage period as a month and a year, not as the API keys it', () => {
+    expect(formatPeriod('2026-11')).toBe('November 2026')
+    // The period is a UTC month: its first instant is still the same month west of Greenwich.
+    expect(formatPeriod('2027-01')).toBe('January 2027')
+  })
+
+  it('follows the reader\'s locale and shows an unexpected value as it is', () => {
+    expect(formatPeriod('2026-11')).toBe(new Intl.DateTimeFormat(reader, { month: 'long', year: 'numeric' }).format(new Date(2026, 10, 15)))
+    expect(formatPeriod('current')).toBe('current')
+  })
+})

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest'
+import { peopleTextFor } from './people-text.ts'
+
+describe('an API error in words for people', () => {
+  it.each([
+    ['validation_failed', '/signers/0/email', 'signers[0].email must be a valid e-mail address', 'Enter a valid email address'],
+    ['validation_failed', '/signer/email', 'signer.email is required', 'Enter a valid email address'],
+    ['validation_failed', '/template_id', 'template_id must be a UUID', 'Choose a template'],
+    ['validation_failed', '/expires_at', 'expires_at must be a UTC date-time such as 2030-01-31T17:00:00Z (or "" for none)', 'Enter a date and time'],
+    ['invalid_request', '/expires_at', 'expires_at must be in the future.', 'This date is in the past'],
+    ['invalid_request', '/signers/1/role', 'signers[1].role: the template has no fields for Party 4 (role 3).', 'The template has no fields for this party'],
+    ['validation_failed', '/signers/0/name', 'signers[0].name must be at most 200 characters', 'Must be at most 200 characters'],
+    ['validation_failed', '/invite_message', 'invite_message must not contain control characters (U+0000)', 'Must not contain control characters (U+0000)'],
+    ['invalid_request', '/template_id', 'Template not found.', 'Template not found.'],
+    [undefined, undefined, 'The server could not be reached.', 'The server could not be reached.'],
+  ])('%s at %s: %s → %s', (code, field, serverText, shown) => {
+    expect(peopleTextFor(code, field, serverText)).toBe(shown)
+  })
+})

@@ -1,0 +1,32 @@
+/**
+ * An API error in words for the person filling in the form, from what the server says about it:
+ * its `code` and the last name in its `field` pointer (`/signers/0/email` → email). The server's
+ * texts name fields the way the API does ("signers[0].email must be …"); under the control that
+ * `field` points at, the person reads what to do instead.
+ */
+const BY_CODE_AND_NAME: Record<string, string> = {
+  'validation_failed email': 'Enter a valid email address',
+  'validation_failed template_id': 'Choose a template',
+  'validation_failed expires_at': 'Enter a date and time',
+  'validation_failed role': 'Choose a party of this template',
+  'invalid_request expires_at': 'This date is in the past',
+  'invalid_request role': 'The template has no fields for this party',
+  'invalid_request auth_required': 'This server sends no email, so it cannot send a one-time code',
+}
+
+/** The path a validation text starts with: `signers[0].email must be at most 254 characters` → `signers[0].email`. */
+const LEADING_PATH = /^[A-Za-z_][\w]*(?:\[\d+\]|\.[A-Za-z_]\w*)* (?=must |has |is )/
+
+/**
+ * What to show for an error the server placed at `field`. A phrase of our own where we have one;
+ * else the server's text, without the API path a validation text starts with ("Must be at most
+ * 200 characters"). Domain texts (code invalid_request) are already written for people.
+ */
+export function peopleTextFor(code: string | undefined, field: string | undefined, serverText: string): string {
+  const name = field?.split('/').pop() ?? ''
+  const ours = BY_CODE_AND_NAME[`${code} ${name}`]
+  if (ours) return ours
+  if (code !== 'validation_failed') return serverText
+  const rest = serverText.replace(LEADING_PATH, '')
+  return rest.charAt(0).toUpperCase() + rest.slice(1)
+}

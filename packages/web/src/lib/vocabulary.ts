@@ -1,0 +1,45 @@
+import { AUDIT_EVENT_LABELS as SHARED_AUDIT_EVENT_LABELS, AUTH_METHOD_LABELS as SHARED_AUTH_METHOD_LABELS } from '@signet/vocabulary'
+import type { operations } from '../api/schema'
+
+/**
+ * The words the dashboard shows for the API's enums. Each map is a Record over the enum of
+ * the generated schema, so a status the server adds fails to compile here until it has words.
+ * The words the server also shows people (parties, audit events, sign-in methods on the
+ * certificate) come from @signet/vocabulary.
+ */
+
+type DocumentView = operations['getDocument']['responses'][200]['content']['application/json']
+export type DocumentStatus = DocumentView['status']
+export type SignerStatus = DocumentView['signers'][number]['status']
+/** Why a voided document was voided: its sender voided it, or its expiry date passed. */
+export type VoidedReason = NonNullable<DocumentView['voided_reason']>
+
+/** What a document's status means to its sender. An expired document is `voided` in the API and "Expired" here. */
+export const DOCUMENT_STATUS_LABELS: Record<DocumentStatus | 'expired', string> = {
+  draft: 'Draft',
+  sent: 'Waiting for signatures',
+  completed: 'Completed',
+  declined: 'Declined',
+  voided: 'Voided',
+  expired: 'Expired',
+}
+
+export const SIGNER_STATUS_LABELS: Record<SignerStatus, string> = {
+  pending: 'Not opened yet',
+  viewed: 'Opened',
+  signed: 'Signed',
+  declined: 'Declined',
+}
+
+/** The status a person reads: a voided document whose expiry passed is "expired". */
+export function documentStatusOf(document: { status: DocumentStatus; voided_reason?: VoidedReason | null | undefined }): DocumentStatus | 'expired' {
+  return document.status === 'voided' && document.voided_reason === 'expired' ? 'expired' : document.status
+}
+
+type AuditEventView = operations['getDocumentAudit']['responses'][200]['content']['application/json']['events'][number]
+
+/** The server's words for an audit event ("Invitation sent again"), typed by the API's enum so the two cannot drift. */
+export const AUDIT_EVENT_LABELS: Record<AuditEventView['event'], string> = SHARED_AUDIT_EVENT_LABELS
+export const AUTH_METHOD_LABELS: Record<NonNullable<AuditEventView['auth_method']>, string> = SHARED_AUTH_METHOD_LABELS
+
+export { partyLabel } from '@signet/vocabulary'
