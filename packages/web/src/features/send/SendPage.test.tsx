@@ -91,7 +91,7 @@ describe('a template without fields', () => {
     await screen.findByText(/This template has no fields yet/)
     expect(screen.getByRole('link', { name: 'Edit fields' }).getAttribute('href')).toBe('/templates/b6f2c1d0-0000-4000-8000-000000000001')
     expect(screen.queryByRole('textbox', { name: /E-mail/ })).toBeNull()
-    expect((screen.getByRole('button', { name: 'Send for signature' }) as HTMLButtonElement).disabled).toBe(true)
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Send for signature' }).disabled).toBe(true)
     expect(server.sent.length).toBe(before)
   })
 })
