@@ -23,7 +23,12 @@ const LAYER_ZONES = [
   },
   { target: [...DOMAIN, ...FOUNDATION], from: [`${SERVER}/admin`, `${SERVER}/mcp`], message: 'admin/ and mcp/ are doors onto the domain, like http/.' },
   // config.ts reads the PDF limits' and pool's settings into the shapes pdf-work/limits.ts declares.
-  ...DOMAIN.map((from) => ({ target: FOUNDATION, from, except: from.endsWith('/pdf-work') ? ['./limits.ts'] : [], message: 'The foundation imports no domain module.' })),
+  ...DOMAIN.map((from) => ({
+    target: FOUNDATION,
+    from,
+    except: from.endsWith('/pdf-work') ? ['./limits.ts'] : [],
+    message: 'The foundation imports no domain module.',
+  })),
   { target: ['packages/verify', 'packages/web', 'packages/vocabulary'], from: 'packages/server', message: 'The server is reached over HTTP, never imported.' },
   { target: ['packages/verify', 'packages/vocabulary'], from: 'packages/web' },
 ]
@@ -34,7 +39,10 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'vitest.config.ts', 'scripts/*.mjs', 'packages/web/scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', 'vitest.config.ts', 'scripts/*.mjs', 'packages/web/scripts/*.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

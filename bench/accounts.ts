@@ -16,7 +16,16 @@ export interface AccountsBenchResult {
   runs: number
   sign_in_median_ms: number
   sign_in_totp_median_ms: number
-  flood: { sign_ups: number; accepted: number; busy: number; other: number; healthz_answers: number; healthz_p50_ms: number; healthz_p99_ms: number; healthz_max_ms: number }
+  flood: {
+    sign_ups: number
+    accepted: number
+    busy: number
+    other: number
+    healthz_answers: number
+    healthz_p50_ms: number
+    healthz_p99_ms: number
+    healthz_max_ms: number
+  }
 }
 
 export const FLOOD_SIGN_UPS = 200
@@ -74,7 +83,9 @@ export async function measureAccounts(backend: Backend, level: LogLevel, runs: n
     const requests = Array.from({ length: FLOOD_SIGN_UPS }, (_, i) => ({
       url: `${target.url}/api/v1/auth/signup`,
       headers: { 'content-type': 'application/json' },
-      body: Buffer.from(JSON.stringify({ email: `flood-${i}-${Date.now()}@example.com`, password: 'a long enough passphrase', name: `Flood ${i}`, workspace_name: 'Flood' })),
+      body: Buffer.from(
+        JSON.stringify({ email: `flood-${i}-${Date.now()}@example.com`, password: 'a long enough passphrase', name: `Flood ${i}`, workspace_name: 'Flood' }),
+      ),
     }))
     const flood = await attackFromOutside(target.url, requests, { settleMs: SETTLE_MS })
     const statuses = flood.result.map((answer) => answer.status)

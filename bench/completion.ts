@@ -78,7 +78,11 @@ export async function measureCompletion(backend: Backend, runs = 50): Promise<Co
     })) as { id: string }
     const actor = operatorActor({ orgId: org.org_id, orgName: 'Bench Org', plan: 'business' })
     const signature = pngDataUrl(makePng(600, 200))
-    const valuesFor = (role: number) => ({ [String(role * 4)]: signature, [String(role * 4 + 1)]: signature, [String(role * 4 + 3)]: `Signer ${role + 1}, Director` })
+    const valuesFor = (role: number) => ({
+      [String(role * 4)]: signature,
+      [String(role * 4 + 1)]: signature,
+      [String(role * 4 + 3)]: `Signer ${role + 1}, Director`,
+    })
 
     const render: number[] = []
     const finish: number[] = []

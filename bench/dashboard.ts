@@ -59,7 +59,15 @@ interface BenchUser {
 async function addUser(services: Parameters<typeof executeAdminCommand>[0], label: string): Promise<BenchUser> {
   const org = (await executeAdminCommand(services, { name: 'org.create', orgName: `Bench ${label}`, plan: 'business' })) as { org_id: string }
   const email = `${label}@bench.example`
-  await executeAdminCommand(services, { name: 'user.create', email, userName: `Bench ${label}`, password: PASSWORD, orgId: org.org_id, role: 'owner', operator: false })
+  await executeAdminCommand(services, {
+    name: 'user.create',
+    email,
+    userName: `Bench ${label}`,
+    password: PASSWORD,
+    orgId: org.org_id,
+    role: 'owner',
+    operator: false,
+  })
   return { email, orgId: org.org_id }
 }
 

@@ -87,13 +87,20 @@ async function whileUploading(start: Omit<UploaderStart, 'type'>, load: () => Pr
   return { result, rssPeakMib, loopDelayMs, uploads: done.uploads, uploadStatuses: done.statuses }
 }
 
-export async function measureIsolation(backend: Backend, level: LogLevel, spec: (url: string, headers: Record<string, string>) => LoadSpec): Promise<IsolationResult> {
+export async function measureIsolation(
+  backend: Backend,
+  level: LogLevel,
+  spec: (url: string, headers: Record<string, string>) => LoadSpec,
+): Promise<IsolationResult> {
   const dir = mkdtempSync(join(tmpdir(), 'signet-bench-isolation-'))
   const signet = await startSignet(backend, level)
   try {
     const file = join(dir, 'scan.pdf')
     writeFileSync(file, imageHeavyPdf(UPLOAD_MB))
-    const heavy = (await executeAdminCommand(signet.services, { name: 'org.create', orgName: 'Heavy PDFs', plan: 'business' })) as { org_id: string; api_key: string }
+    const heavy = (await executeAdminCommand(signet.services, { name: 'org.create', orgName: 'Heavy PDFs', plan: 'business' })) as {
+      org_id: string
+      api_key: string
+    }
     await executeAdminCommand(signet.services, { name: 'org.verify-identity', orgId: heavy.org_id, legalName: 'Heavy PDFs Ltd' })
     const read = spec(`${signet.url}/api/v1/documents/${signet.documentId}`, { authorization: `Bearer ${signet.apiKey}` })
     const health = spec(`${signet.url}/healthz`, {})
@@ -105,9 +112,19 @@ export async function measureIsolation(backend: Backend, level: LogLevel, spec: 
     const quietDelay = loopDelaySampler()
     const alone = await measure(read)
     const cases: IsolationCase[] = [
-      { name: 'GET /api/v1/documents/{id}, nothing else running', result: alone, loopDelayMs: quietDelay(), rssPeakMib: quietPeak(), uploads: 0, uploadStatuses: {} },
+      {
+        name: 'GET /api/v1/documents/{id}, nothing else running',
+        result: alone,
+        loopDelayMs: quietDelay(),
+        rssPeakMib: quietPeak(),
+        uploads: 0,
+        uploadStatuses: {},
+      },
     ]
-    cases.push({ name: `GET /api/v1/documents/{id} of another org, while ${UPLOAD_MB} MB PDFs are sealed one after another`, ...(await whileUploading(upload(1), () => measure(read))) })
+    cases.push({
+      name: `GET /api/v1/documents/{id} of another org, while ${UPLOAD_MB} MB PDFs are sealed one after another`,
+      ...(await whileUploading(upload(1), () => measure(read))),
+    })
     cases.push({ name: `GET /healthz, while eight ${UPLOAD_MB} MB PDFs are sealed at a time`, ...(await whileUploading(upload(8), () => measure(health))) })
     const { workers, queue } = signet.services.config.pdfWork
     return { backend: signet.kind === 'pglite' ? 'PGlite' : 'PostgreSQL', workers, queue, rssIdleMib, cases }

@@ -160,7 +160,8 @@ export function measure(spec: LoadSpec, onMeasuring?: () => void): Promise<CaseR
       const serverCpuPct = pct((cpu.user + cpu.system) / 1000)
       const loadgenCpuPct = pct(message.result.loadgenCpuMs)
       const postgresCpuPct = pgMs !== undefined ? pct(pgMs) : undefined
-      const machine = window.machine && machineNow ? { busy: pct(machineNow.busy - window.machine.busy), steal: pct(machineNow.steal - window.machine.steal) } : undefined
+      const machine =
+        window.machine && machineNow ? { busy: pct(machineNow.busy - window.machine.busy), steal: pct(machineNow.steal - window.machine.steal) } : undefined
       settled = true
       resolve({
         ...message.result,

@@ -119,8 +119,18 @@ async function runCase(label: string, load: LoadSpec): Promise<CaseResult> {
 /** The command as typed, with the environment that shaped it. */
 function commandLine(): string {
   const names = [
-    'BENCH_DURATION', 'BENCH_WARMUP', 'BENCH_CONNECTIONS', 'BENCH_PIPELINING', 'BENCH_BACKENDS', 'BENCH_SUITES', 'BENCH_RUNS', 'BENCH_BULK',
-    'BENCH_SEAL_RUNS', 'BENCH_VERIFY_MB', 'LOG_LEVEL', 'DATABASE_URL',
+    'BENCH_DURATION',
+    'BENCH_WARMUP',
+    'BENCH_CONNECTIONS',
+    'BENCH_PIPELINING',
+    'BENCH_BACKENDS',
+    'BENCH_SUITES',
+    'BENCH_RUNS',
+    'BENCH_BULK',
+    'BENCH_SEAL_RUNS',
+    'BENCH_VERIFY_MB',
+    'LOG_LEVEL',
+    'DATABASE_URL',
   ]
   const env = names.filter((n) => process.env[n]).map((n) => `${n}=${n === 'DATABASE_URL' ? redactUrl(process.env[n] ?? '') : process.env[n]}`)
   return [...env, 'npm run bench'].join(' ')
@@ -170,7 +180,9 @@ async function bulkSuite(): Promise<void> {
     ``,
     `| Backend | Recipients | Sent | Seconds | Documents/s | RSS before | RSS peak |`,
     `|---|---:|---:|---:|---:|---:|---:|`,
-    ...results.map((r) => `| ${r.backend} | ${r.recipients} | ${r.sent} | ${r.seconds} | **${r.documents_per_second}** | ${r.rss_before_mib} MiB | ${r.rss_peak_mib} MiB |`),
+    ...results.map(
+      (r) => `| ${r.backend} | ${r.recipients} | ${r.sent} | ${r.seconds} | **${r.documents_per_second}** | ${r.rss_before_mib} MiB | ${r.rss_peak_mib} MiB |`,
+    ),
     ``,
     `**Target (≥ ${BULK_TARGET_PER_SECOND} documents/s end to end, inside the 60 s budget): ${slowest >= BULK_TARGET_PER_SECOND ? 'met' : 'NOT met'}** — slowest backend ${slowest}/s.`,
   ].join('\n')
@@ -181,7 +193,8 @@ async function bulkSuite(): Promise<void> {
 async function completionSuite(): Promise<void> {
   const results = await perBackend('completion', (backend) => measureCompletion(backend, completionRuns))
   const rows = results.map(
-    (r) => `| ${r.backend} | ${r.runs} | **${r.render_median_ms}** | ${r.render_p95_ms} | ${r.finish_median_ms} | ${r.finish_p95_ms} | ${Math.round(r.signed_pdf_bytes / 1024)} KiB |`,
+    (r) =>
+      `| ${r.backend} | ${r.runs} | **${r.render_median_ms}** | ${r.render_p95_ms} | ${r.finish_median_ms} | ${r.finish_p95_ms} | ${Math.round(r.signed_pdf_bytes / 1024)} KiB |`,
   )
   const worst = Math.max(...results.map((r) => r.render_median_ms))
   const verdict = `**Target (completion → signed PDF ≤ ${COMPLETION_TARGET_MS} ms per document, median): ${worst <= COMPLETION_TARGET_MS ? 'met' : 'NOT met'}** — slowest backend's median ${worst} ms.`
@@ -255,7 +268,11 @@ const ISOLATION_TARGET_P99_MS = 100
 const ISOLATION_READS_PER_SECOND = 50
 
 async function isolationSuite(): Promise<void> {
-  const steady = (url: string, headers: Record<string, string>): LoadSpec => ({ ...spec(url, 'GET', headers), connections: 4, overallRate: ISOLATION_READS_PER_SECOND })
+  const steady = (url: string, headers: Record<string, string>): LoadSpec => ({
+    ...spec(url, 'GET', headers),
+    connections: 4,
+    overallRate: ISOLATION_READS_PER_SECOND,
+  })
   const results: IsolationResult[] = await perBackend('isolation', async (backend) => {
     await waitForQuiet(quietWaitSeconds, DISTURBED_PCT)
     return measureIsolation(backend, logLevel, steady)
@@ -264,7 +281,10 @@ async function isolationSuite(): Promise<void> {
   const worst = Math.max(...loaded.map((c) => c.result.latencyMs.p99))
   const rows = results.flatMap((r) =>
     r.cases.map((c) => {
-      const uploads = Object.entries(c.uploadStatuses).map(([status, count]) => `${count}× ${status}`).join(', ') || '—'
+      const uploads =
+        Object.entries(c.uploadStatuses)
+          .map(([status, count]) => `${count}× ${status}`)
+          .join(', ') || '—'
       return `| ${r.backend} | ${c.name} | ${c.result.totalRequests} | ${c.result.latencyMs.p50} | **${c.result.latencyMs.p99}** | ${c.result.latencyMs.max} | ${c.loopDelayMs.p99} / ${c.loopDelayMs.max} | ${c.result.non2xx} / ${c.result.errors} | ${uploads} | ${c.rssPeakMib} MiB |`
     }),
   )
@@ -272,7 +292,11 @@ async function isolationSuite(): Promise<void> {
     const single = r.cases[1]
     const growth = single ? single.rssPeakMib - r.rssIdleMib : undefined
     const perUpload =
-      growth === undefined ? 'n/a' : growth > 0 ? `adds ${(growth / UPLOAD_MB).toFixed(1)} MiB of RSS per MB of PDF at its peak` : `stays within the idle RSS (heap the process already holds absorbs it)`
+      growth === undefined
+        ? 'n/a'
+        : growth > 0
+          ? `adds ${(growth / UPLOAD_MB).toFixed(1)} MiB of RSS per MB of PDF at its peak`
+          : `stays within the idle RSS (heap the process already holds absorbs it)`
     return `${r.backend}: idle ${r.rssIdleMib} MiB, peak ${Math.max(...r.cases.map((c) => c.rssPeakMib))} MiB with eight uploads in flight (pool of ${r.workers} worker(s), queue ${r.queue}); one upload at a time ${perUpload}`
   })
   const body = [
@@ -419,8 +443,13 @@ async function main(): Promise<void> {
         mcpVsRest[label] = mcpStatus.requestsPerSecond / read.requestsPerSecond
         rows.push(
           { backend: label, name: 'GET /bare (Fastify baseline), before', result: bareBefore, ratio: undefined },
-          { backend: label, name: 'one prepared select of the document row (the read\'s floor)', result: oneQuery, ratio: ratio(oneQuery) },
-          { backend: label, name: 'the same select + rate-limit counter upserted per request (2 round trips)', result: designs.perRequest, ratio: ratio(designs.perRequest) },
+          { backend: label, name: "one prepared select of the document row (the read's floor)", result: oneQuery, ratio: ratio(oneQuery) },
+          {
+            backend: label,
+            name: 'the same select + rate-limit counter upserted per request (2 round trips)',
+            result: designs.perRequest,
+            ratio: ratio(designs.perRequest),
+          },
           { backend: label, name: 'the same select with the counter upsert folded in (1 statement)', result: designs.folded, ratio: ratio(designs.folded) },
           { backend: label, name: 'the same select + leased counter (consumeRateLimit)', result: designs.lease, ratio: ratio(designs.lease) },
           { backend: label, name: 'GET /api/v1/documents/{id}', result: read, ratio: ratio(read) },
@@ -429,7 +458,10 @@ async function main(): Promise<void> {
           { backend: label, name: 'GET /bare (Fastify baseline), after', result: bareAfter, ratio: undefined },
         )
         const drift = Math.abs(bareBefore.requestsPerSecond - bareAfter.requestsPerSecond) / bareRps
-        if (drift > 0.15) notes.push(`${label}: the bare baseline moved by ${(drift * 100).toFixed(0)}% between before and after — the machine's capacity changed during the section; treat its ratios with care.`)
+        if (drift > 0.15)
+          notes.push(
+            `${label}: the bare baseline moved by ${(drift * 100).toFixed(0)}% between before and after — the machine's capacity changed during the section; treat its ratios with care.`,
+          )
       } finally {
         await signet.close()
         await drop()
@@ -445,9 +477,14 @@ async function main(): Promise<void> {
     pgVsOneQuery === undefined
       ? `**Target (document read, rate limits on, ≥ ${READ_VS_ONE_QUERY_TARGET * 100}% of one prepared select on PostgreSQL): not measured**`
       : `**Target (document read, rate limits on, ≥ ${READ_VS_ONE_QUERY_TARGET * 100}% of one prepared select of the same row, on PostgreSQL): ${pgVsOneQuery >= READ_VS_ONE_QUERY_TARGET ? 'met' : 'NOT met'}** — measured ${(pgVsOneQuery * 100).toFixed(0)}%${readVsOneQuery.PGlite !== undefined ? ` (PGlite: ${(readVsOneQuery.PGlite * 100).toFixed(0)}%)` : ''}.`
-  const mcpVerdict = Object.keys(mcpVsRest).length === 0
-    ? `**Target (MCP get_document_status ≥ ${MCP_VS_REST_TARGET * 100}% of GET /api/v1/documents/{id}): not measured**`
-    : `**Target (MCP get_document_status ≥ ${MCP_VS_REST_TARGET * 100}% of GET /api/v1/documents/{id} calls per second): ${Object.values(mcpVsRest).every((r) => r >= MCP_VS_REST_TARGET) ? 'met' : 'NOT met'}** — measured ${Object.entries(mcpVsRest).map(([backend, r]) => `${backend} ${(r * 100).toFixed(0)}%`).join(', ')}.`
+  const mcpVerdict =
+    Object.keys(mcpVsRest).length === 0
+      ? `**Target (MCP get_document_status ≥ ${MCP_VS_REST_TARGET * 100}% of GET /api/v1/documents/{id}): not measured**`
+      : `**Target (MCP get_document_status ≥ ${MCP_VS_REST_TARGET * 100}% of GET /api/v1/documents/{id} calls per second): ${Object.values(mcpVsRest).every((r) => r >= MCP_VS_REST_TARGET) ? 'met' : 'NOT met'}** — measured ${Object.entries(
+          mcpVsRest,
+        )
+          .map(([backend, r]) => `${backend} ${(r * 100).toFixed(0)}%`)
+          .join(', ')}.`
   const pgRead = rows.find((r) => r.backend === 'PostgreSQL' && r.name.startsWith('GET /api'))
   const verdict =
     pgRead?.ratio === undefined
@@ -455,9 +492,12 @@ async function main(): Promise<void> {
       : `**Target (document read ≥ ${TARGET_RATIO * 100}% of the bare route on PostgreSQL): ${pgRead.ratio >= TARGET_RATIO ? 'met' : 'NOT met'}** — measured ${(pgRead.ratio * 100).toFixed(0)}%.`
   const bad = rows.filter((r) => r.result.non2xx > 0 || r.result.errors > 0)
   if (disturbed.length > 0) {
-    notes.push(`Other processes used more than ${DISTURBED_PCT}% of a core during: ${disturbed.join(', ')} — those rows understate what this machine can do; re-run on an idle machine.`)
+    notes.push(
+      `Other processes used more than ${DISTURBED_PCT}% of a core during: ${disturbed.join(', ')} — those rows understate what this machine can do; re-run on an idle machine.`,
+    )
   }
-  if (bad.length > 0) notes.push(`Some cases had non-2xx responses or errors: ${bad.map((r) => `${r.backend} ${r.name}`).join(', ')} — their numbers are not valid.`)
+  if (bad.length > 0)
+    notes.push(`Some cases had non-2xx responses or errors: ${bad.map((r) => `${r.backend} ${r.name}`).join(', ')} — their numbers are not valid.`)
 
   const allFacts = machineFacts(facts)
   const body = [

@@ -55,8 +55,20 @@ const PAGES = 10
 const WARMUPS = 3
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
 const round = (ms: number) => Math.round(ms * 10) / 10
-const median = (samples: number[]) => round(percentile([...samples].sort((a, b) => a - b), 0.5))
-const p95 = (samples: number[]) => round(percentile([...samples].sort((a, b) => a - b), 0.95))
+const median = (samples: number[]) =>
+  round(
+    percentile(
+      [...samples].sort((a, b) => a - b),
+      0.5,
+    ),
+  )
+const p95 = (samples: number[]) =>
+  round(
+    percentile(
+      [...samples].sort((a, b) => a - b),
+      0.95,
+    ),
+  )
 
 async function time<T>(work: () => Promise<T> | T): Promise<[number, T]> {
   const start = performance.now()
@@ -83,9 +95,7 @@ export async function measureSeal(runs: number): Promise<SealBenchResult> {
       // Each call hands its bytes over to a PDF worker: give each its own copy, made outside the timing.
       const [toSeal, upload] = [new Uint8Array(pdf), new Uint8Array(pdf)]
       const [sealMs] = await time(() => services.sealer.seal(toSeal, { reason: 'bench' }))
-      const [requestMs] = await time(() =>
-        requestSeal(services, actor, { pdf: upload, title: `Bench ${i}` }),
-      )
+      const [requestMs] = await time(() => requestSeal(services, actor, { pdf: upload, title: `Bench ${i}` }))
       if (i >= WARMUPS) {
         seals.push(sealMs)
         requests.push(requestMs)

@@ -51,7 +51,12 @@ async function benchInput(): Promise<SignedPdfInput> {
       { ...at(72 + i * 260, 670, 120, 20), type: 'date' },
       { ...at(72 + i * 260, 700, 200, 20), type: 'text' },
     )
-    values.push({ type: 'signature', png: signature }, { type: 'initials', png: initials }, { type: 'date', text: '2025-03-01' }, { type: 'text', text: `Signer ${role}, Director` })
+    values.push(
+      { type: 'signature', png: signature },
+      { type: 'initials', png: initials },
+      { type: 'date', text: '2025-03-01' },
+      { type: 'text', text: `Signer ${role}, Director` },
+    )
     return {
       name: `Signer ${role}`,
       email: `signer${role}@example.com`,
@@ -63,7 +68,15 @@ async function benchInput(): Promise<SignedPdfInput> {
       signedAt: new Date(Date.UTC(2025, 2, 1, 10, role)),
     }
   })
-  const types = ['document.sent', 'document.viewed', 'document.signed', 'document.viewed', 'document.signed', 'document.completed', 'signed_pdf.created'] as const
+  const types = [
+    'document.sent',
+    'document.viewed',
+    'document.signed',
+    'document.viewed',
+    'document.signed',
+    'document.completed',
+    'signed_pdf.created',
+  ] as const
   return {
     originalPdf,
     fields,
@@ -76,7 +89,13 @@ async function benchInput(): Promise<SignedPdfInput> {
       originalSha256: createHash('sha256').update(originalPdf).digest('hex'),
       completedAt: new Date(Date.UTC(2025, 2, 1, 10, 3)),
       signers,
-      auditTrail: types.map((type, i) => ({ seq: i + 1, type, occurredAt: new Date(Date.UTC(2025, 2, 1, 9, i)), actor: i < 2 ? null : signers[(i - 2) % 2]?.email ?? null, ip: i < 2 ? null : '203.0.113.1' })),
+      auditTrail: types.map((type, i) => ({
+        seq: i + 1,
+        type,
+        occurredAt: new Date(Date.UTC(2025, 2, 1, 9, i)),
+        actor: i < 2 ? null : (signers[(i - 2) % 2]?.email ?? null),
+        ip: i < 2 ? null : '203.0.113.1',
+      })),
       auditHeadHash: createHash('sha256').update('head').digest('hex'),
     },
   }

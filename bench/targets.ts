@@ -111,7 +111,11 @@ function documentJson(row: { id: string; title: string; status: string; createdA
  */
 function addBaselineRoutes(app: FastifyInstance, services: RunningServices): void {
   const { db } = services
-  const byId = db.select().from(documents).where(eq(documents.id, sql.placeholder('id'))).prepare('bench_one_query')
+  const byId = db
+    .select()
+    .from(documents)
+    .where(eq(documents.id, sql.placeholder('id')))
+    .prepare('bench_one_query')
   const counterKey = `${BENCH_POLICY.name}:${randomUUID()}`
   const bump = db
     .insert(rateLimitCounters)

@@ -62,10 +62,44 @@ export async function startOpensslTsa(name = 'Test Third-Party TSA'): Promise<Op
   await writeFile(inDir('tsaserial'), '01\n')
   const openssl = (...args: string[]) => run('openssl', args, { cwd: dir })
   await openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'root.key')
-  await openssl('req', '-new', '-x509', '-config', 'openssl.cnf', '-key', 'root.key', '-subj', `/CN=${name} Root/O=Test`, '-days', '3650', '-extensions', 'root_ext', '-out', 'root.pem')
+  await openssl(
+    'req',
+    '-new',
+    '-x509',
+    '-config',
+    'openssl.cnf',
+    '-key',
+    'root.key',
+    '-subj',
+    `/CN=${name} Root/O=Test`,
+    '-days',
+    '3650',
+    '-extensions',
+    'root_ext',
+    '-out',
+    'root.pem',
+  )
   await openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'tsa.key')
   await openssl('req', '-new', '-config', 'openssl.cnf', '-key', 'tsa.key', '-subj', `/CN=${name}/O=Test`, '-out', 'tsa.csr')
-  await openssl('x509', '-req', '-in', 'tsa.csr', '-CA', 'root.pem', '-CAkey', 'root.key', '-CAcreateserial', '-days', '3650', '-extfile', 'openssl.cnf', '-extensions', 'tsa_ext', '-out', 'tsa.pem')
+  await openssl(
+    'x509',
+    '-req',
+    '-in',
+    'tsa.csr',
+    '-CA',
+    'root.pem',
+    '-CAkey',
+    'root.key',
+    '-CAcreateserial',
+    '-days',
+    '3650',
+    '-extfile',
+    'openssl.cnf',
+    '-extensions',
+    'tsa_ext',
+    '-out',
+    'tsa.pem',
+  )
 
   /** Runs one openssl reply at a time, in arrival order. */
   let last: Promise<unknown> = Promise.resolve()

@@ -85,7 +85,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: sgn_live_…' },
-          sessionCookie: { type: 'apiKey', in: 'cookie', name: 'signet_session', description: "The dashboard's session (state-changing requests must send the dashboard's Origin)" },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'signet_session',
+            description: "The dashboard's session (state-changing requests must send the dashboard's Origin)",
+          },
         },
       },
       security: [{ bearerAuth: [] }, { sessionCookie: [] }],

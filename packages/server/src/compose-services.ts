@@ -33,12 +33,7 @@ export interface RunningServices extends Services {
   close(): Promise<void>
 }
 
-export async function createServices(
-  config: Config,
-  database: Database,
-  logger: Logger,
-  overrides: AdapterOverrides = {},
-): Promise<RunningServices> {
+export async function createServices(config: Config, database: Database, logger: Logger, overrides: AdapterOverrides = {}): Promise<RunningServices> {
   const clock = overrides.clock ?? systemClock
   const principals = new PrincipalCache(() => clock.now().getTime())
   await database.subscribe(

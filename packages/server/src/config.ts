@@ -108,7 +108,10 @@ function parseRateLimits(raw: string | undefined, problems: string[]): Config['r
 /** TSA_URL: comma-separated http(s) URLs and/or `local`; default `local`. */
 function parseTsaUrls(raw: string | undefined, problems: string[]): string[] {
   if (raw === undefined || raw.trim() === '') return ['local']
-  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean)
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
   for (const entry of entries) {
     if (entry === 'local') continue
     try {

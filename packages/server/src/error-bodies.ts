@@ -9,7 +9,9 @@ import { ERROR_CODES } from './errors.ts'
 const ErrorText = Type.String({ description: 'what went wrong, in a sentence for a person' })
 const ErrorCodeSchema = Type.Enum(ERROR_CODES, { type: 'string', description: 'a stable machine name for the kind of error; act on it, not on the text' })
 const ErrorField = Type.Optional(
-  Type.String({ description: 'the JSON pointer (RFC 6901) of the value at fault, e.g. /signers/0/email; on validation errors and domain errors about one field' }),
+  Type.String({
+    description: 'the JSON pointer (RFC 6901) of the value at fault, e.g. /signers/0/email; on validation errors and domain errors about one field',
+  }),
 )
 
 export const ErrorBodySchema = Type.Object({ error: ErrorText, code: ErrorCodeSchema, field: ErrorField }, { $id: 'Error', additionalProperties: false })

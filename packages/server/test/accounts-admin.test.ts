@@ -82,7 +82,20 @@ describe('admin user commands', () => {
   it('creates, lists, promotes and disables users; disabling ends their sessions', { timeout: TIMEOUT_MS }, async () => {
     const org = await admin<{ org_id: string }>(['org', 'create', '--name', 'CLI Org'])
     const email = uniqueUserEmail('cli')
-    const created = await admin<UserSummary>(['user', 'create', '--email', email, '--name', 'Cleo CLI', '--password', TEST_PASSWORD, '--org', org.org_id, '--role', 'admin'])
+    const created = await admin<UserSummary>([
+      'user',
+      'create',
+      '--email',
+      email,
+      '--name',
+      'Cleo CLI',
+      '--password',
+      TEST_PASSWORD,
+      '--org',
+      org.org_id,
+      '--role',
+      'admin',
+    ])
     expect(created).toMatchObject({ email, is_operator: false, disabled: false, email_verified: true, workspaces: [{ id: org.org_id, role: 'admin' }] })
 
     const weak = await runCli(dataDir, ['user', 'create', '--email', uniqueUserEmail(), '--name', 'W', '--password', 'short'], env)
@@ -92,10 +105,17 @@ describe('admin user commands', () => {
     expect(both.stderr).toContain('exactly one of --password and --password-stdin')
 
     const operatorEmail = uniqueUserEmail('root')
-    const fromStdin = await adminWithStdin(['user', 'create', '--email', operatorEmail, '--name', 'Rita Root', '--password-stdin', '--operator'], `${TEST_PASSWORD}\n`)
+    const fromStdin = await adminWithStdin(
+      ['user', 'create', '--email', operatorEmail, '--name', 'Rita Root', '--password-stdin', '--operator'],
+      `${TEST_PASSWORD}\n`,
+    )
     expect(fromStdin.code).toBe(0)
     // Without --org, a workspace of their own (as sign-up gives), where they can work at once.
-    expect(JSON.parse(fromStdin.stdout)).toMatchObject({ email: operatorEmail, is_operator: true, workspaces: [{ name: "Rita Root's workspace", role: 'owner' }] })
+    expect(JSON.parse(fromStdin.stdout)).toMatchObject({
+      email: operatorEmail,
+      is_operator: true,
+      workspaces: [{ name: "Rita Root's workspace", role: 'owner' }],
+    })
     const operatorSession = sessionFetch(server.url, sessionCookieOf(await logIn(operatorEmail, TEST_PASSWORD)) ?? '')
     expect((await operatorSession('/api/v1/templates')).status).toBe(200)
     expect(await bodyOf(await operatorSession('/api/v1/me'))).toMatchObject({

@@ -75,7 +75,11 @@ describe('sign-up → real mail → verify → log in', () => {
     const renamed = await ada.fetch('/api/v1/me', { method: 'PATCH', json: { name: 'Ada King' } })
     expect((await bodyOf(renamed)).user).toMatchObject({ name: 'Ada King' })
 
-    const second = await anonymous()('/api/v1/auth/login', { method: 'POST', json: { email: ada.email, password: ada.password }, headers: { 'user-agent': 'Phone' } })
+    const second = await anonymous()('/api/v1/auth/login', {
+      method: 'POST',
+      json: { email: ada.email, password: ada.password },
+      headers: { 'user-agent': 'Phone' },
+    })
     const secondCookie = sessionCookieOf(second) ?? ''
     const listed = await bodyOf<{ sessions: { id: string; current: boolean; user_agent: string | null }[] }>(await ada.fetch('/api/v1/me/sessions'))
     expect(listed.sessions).toHaveLength(2)

@@ -35,32 +35,37 @@ const BUSY = /^The server is busy with other sign-ins\. Try again in \d+ seconds
 const LOCKED = /^Too many failed sign-ins for this account\. Try again in \d+ minutes?\.$/
 
 describe('finding 3: the lockout holds against concurrent guesses', () => {
-  it('checks at most 10 of 100 guesses sent at once from 20 addresses; the right one among the later ones is refused until the lock ends', { timeout: 120_000 }, async () => {
-    const victim = await createSignedInUser(exposed)
-    const guesses = Array.from({ length: 100 }, (_, i) => (i === 59 ? victim.password : `wrong guess number ${i}`))
-    const answers = await Promise.all(guesses.map((password, i) => logIn(exposed, victim.email, password, from(`198.51.100.${i % 20}`))))
-    const statuses = answers.map((answer) => answer.status)
-    const checked = statuses.filter((status) => status === 401 || status === 200)
-    console.info('100 concurrent guesses: statuses', countOf(statuses))
-    expect(checked.length).toBeLessThanOrEqual(10)
-    expect(statuses[59]).not.toBe(200)
-    // Every guess that was not checked was refused with a reason and a time to wait.
-    for (const answer of answers.filter((a) => a.status !== 401)) {
-      expect([429, 503]).toContain(answer.status)
-      await expectError(answer, answer.status, answer.status === 429 ? LOCKED : BUSY)
-      expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0)
-    }
-    // The right password is refused while the lock lasts, and works once it has ended.
-    await expectError(await logIn(exposed, victim.email, victim.password, from('198.51.100.77')), 429, LOCKED)
-    time.advance(15 * 60_000 + 1000)
-    expect((await logIn(exposed, victim.email, victim.password, from('198.51.100.78'))).status).toBe(200)
-  })
+  it(
+    'checks at most 10 of 100 guesses sent at once from 20 addresses; the right one among the later ones is refused until the lock ends',
+    { timeout: 120_000 },
+    async () => {
+      const victim = await createSignedInUser(exposed)
+      const guesses = Array.from({ length: 100 }, (_, i) => (i === 59 ? victim.password : `wrong guess number ${i}`))
+      const answers = await Promise.all(guesses.map((password, i) => logIn(exposed, victim.email, password, from(`198.51.100.${i % 20}`))))
+      const statuses = answers.map((answer) => answer.status)
+      const checked = statuses.filter((status) => status === 401 || status === 200)
+      console.info('100 concurrent guesses: statuses', countOf(statuses))
+      expect(checked.length).toBeLessThanOrEqual(10)
+      expect(statuses[59]).not.toBe(200)
+      // Every guess that was not checked was refused with a reason and a time to wait.
+      for (const answer of answers.filter((a) => a.status !== 401)) {
+        expect([429, 503]).toContain(answer.status)
+        await expectError(answer, answer.status, answer.status === 429 ? LOCKED : BUSY)
+        expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0)
+      }
+      // The right password is refused while the lock lasts, and works once it has ended.
+      await expectError(await logIn(exposed, victim.email, victim.password, from('198.51.100.77')), 429, LOCKED)
+      time.advance(15 * 60_000 + 1000)
+      expect((await logIn(exposed, victim.email, victim.password, from('198.51.100.78'))).status).toBe(200)
+    },
+  )
 })
 
 describe('finding 4: no pre-registration takeover', () => {
   it("a victim who signs up after an attacker used their address ends up in their own account; the attacker's password and link are dead", async () => {
     const email = uniqueUserEmail('victim')
-    const signUp = (password: string, name: string, workspace: string) => post(server, '/api/v1/auth/signup', { email, password, name, workspace_name: workspace })
+    const signUp = (password: string, name: string, workspace: string) =>
+      post(server, '/api/v1/auth/signup', { email, password, name, workspace_name: workspace })
     expect((await signUp('attacker secret passphrase', 'Mallory', "Attacker's workspace")).status).toBe(202)
     const attackersLink = await linkTokenFromMail(server.mail, email, 'verify-email', 1)
     expect((await signUp('victim secret passphrase', 'Victor', "Victim's workspace")).status).toBe(202)
@@ -83,7 +88,9 @@ describe('finding 4: no pre-registration takeover', () => {
     expect((await logIn(server, email, 'victim secret passphrase')).status).toBe(200)
     // Completing a sign-up is not a password reset: no security notice.
     await new Promise((resolve) => setTimeout(resolve, 500))
-    expect(server.mail.messages.filter((m) => m.to?.some((t) => t.address === email)).map((m) => m.subject)).not.toContain('Security notice for your Signet account')
+    expect(server.mail.messages.filter((m) => m.to?.some((t) => t.address === email)).map((m) => m.subject)).not.toContain(
+      'Security notice for your Signet account',
+    )
   })
 
   it("an attacker who signs up after the victim cannot have the victim confirm the attacker's password", async () => {
@@ -96,7 +103,11 @@ describe('finding 4: no pre-registration takeover', () => {
     // The attacker signs in with their password: the new link they cause is again one to choose a password.
     await expectError(await logIn(server, email, 'attacker secret passphrase'), 403, `Verify your e-mail first: we sent a new confirmation link to ${email}.`)
     const mails = await server.mail.waitFor(email, 3)
-    expect(mails.map((m) => m.subject)).toEqual(['Confirm your e-mail address for Signet', 'Finish creating your Signet account', 'Finish creating your Signet account'])
+    expect(mails.map((m) => m.subject)).toEqual([
+      'Confirm your e-mail address for Signet',
+      'Finish creating your Signet account',
+      'Finish creating your Signet account',
+    ])
     // No link the victim holds confirms the attacker's password.
     await expectError(await post(server, '/api/v1/auth/verify-email', { token: victimsLink }), 410)
     const token = await linkTokenFromMail(server.mail, email, 'reset-password', 3)
@@ -108,13 +119,20 @@ describe('finding 4: no pre-registration takeover', () => {
     const user = await signUpAndSignIn(server.url, server.mail)
     const login = await logIn(server, user.email, user.password)
     expect(login.status).toBe(200)
-    const methods = await server.services.db.select({ method: userSessions.authMethod }).from(userSessions).where(eq(userSessions.userId, user.userId)).orderBy(userSessions.createdAt)
+    const methods = await server.services.db
+      .select({ method: userSessions.authMethod })
+      .from(userSessions)
+      .where(eq(userSessions.userId, user.userId))
+      .orderBy(userSessions.createdAt)
     expect(methods.map((row) => row.method)).toEqual(['link', 'password'])
   })
 
   it('a verified account is never touched by a sign-up with its address', async () => {
     const owner = await createSignedInUser(server)
-    expect((await post(server, '/api/v1/auth/signup', { email: owner.email, password: 'attacker secret passphrase', name: 'Mallory', workspace_name: 'Evil' })).status).toBe(202)
+    expect(
+      (await post(server, '/api/v1/auth/signup', { email: owner.email, password: 'attacker secret passphrase', name: 'Mallory', workspace_name: 'Evil' }))
+        .status,
+    ).toBe(202)
     const [notice] = await server.mail.waitFor(owner.email)
     expect(notice?.subject).toBe('You already have a Signet account')
     expect((await logIn(server, owner.email, owner.password)).status).toBe(200)
@@ -194,7 +212,8 @@ describe('finding 10: a password change ends outstanding reset links', () => {
 describe('finding 11: current-password guesses count like log-ins', () => {
   it('locks after 10 wrong current passwords, for the change route and for log-in alike', async () => {
     const user = await createSignedInUser(server)
-    const change = (current: string) => user.fetch('/api/v1/me/password', { method: 'POST', json: { current_password: current, new_password: 'a whole new passphrase' } })
+    const change = (current: string) =>
+      user.fetch('/api/v1/me/password', { method: 'POST', json: { current_password: current, new_password: 'a whole new passphrase' } })
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => change(`wrong current password ${i}`)))
     const statuses = answers.map((answer) => answer.status)
     expect(statuses.filter((status) => status === 400).length).toBeLessThanOrEqual(10)
@@ -207,8 +226,10 @@ describe('finding 11: current-password guesses count like log-ins', () => {
 
   it('a right current password clears the count, as a sign-in does', async () => {
     const user = await createSignedInUser(server)
-    const change = (current: string, next: string) => user.fetch('/api/v1/me/password', { method: 'POST', json: { current_password: current, new_password: next } })
-    for (let i = 0; i < 9; i++) await expectError(await change(`wrong current password ${i}`, 'unused new passphrase'), 400, 'Your current password is not right.')
+    const change = (current: string, next: string) =>
+      user.fetch('/api/v1/me/password', { method: 'POST', json: { current_password: current, new_password: next } })
+    for (let i = 0; i < 9; i++)
+      await expectError(await change(`wrong current password ${i}`, 'unused new passphrase'), 400, 'Your current password is not right.')
     expect((await change(user.password, 'second passphrase here')).status).toBe(204)
     for (let i = 0; i < 9; i++) await expectError(await logIn(server, user.email, `wrong password ${i}`), 401)
     expect((await logIn(server, user.email, 'second passphrase here')).status).toBe(200)
@@ -244,7 +265,11 @@ describe('finding 13: passwords are compared after Unicode normalisation', () =>
 describe('finding 16: security notices and no-store', () => {
   it('mails and records a password change and a password reset', async () => {
     const user = await signUpAndSignIn(server.url, server.mail, { name: 'Nora Notice' })
-    const changed = await user.fetch('/api/v1/me/password', { method: 'POST', json: { current_password: user.password, new_password: 'changed passphrase one' }, headers: { 'user-agent': 'Settings browser' } })
+    const changed = await user.fetch('/api/v1/me/password', {
+      method: 'POST',
+      json: { current_password: user.password, new_password: 'changed passphrase one' },
+      headers: { 'user-agent': 'Settings browser' },
+    })
     expect(changed.status).toBe(204)
     const [, notice] = await server.mail.waitFor(user.email, 2)
     expect(notice?.subject).toBe('Security notice for your Signet account')

@@ -37,7 +37,10 @@ describe('workspaces one person creates', () => {
     const create = (i: number) => user.fetch('/api/v1/workspaces', { method: 'POST', json: { name: `Farm ${i}` } })
     // The sign-up workspace is the first Free one: four more of eight sent at once.
     const free = await statusesOf(Array.from({ length: 8 }, (_, i) => create(i)))
-    expect({ created: count(free, 201), refused: count(free, 409) }).toEqual({ created: WORKSPACE_LIMITS.freeOwned - 1, refused: 9 - WORKSPACE_LIMITS.freeOwned })
+    expect({ created: count(free, 201), refused: count(free, 409) }).toEqual({
+      created: WORKSPACE_LIMITS.freeOwned - 1,
+      refused: 9 - WORKSPACE_LIMITS.freeOwned,
+    })
     await expectError(
       await create(9),
       409,
@@ -47,7 +50,15 @@ describe('workspaces one person creates', () => {
     // Paid workspaces do not count against the Free cap; the day's count still holds.
     const upgradeAll = async () => {
       const owned = await server.services.db.select({ orgId: memberships.orgId }).from(memberships).where(eq(memberships.userId, user.userId))
-      await server.services.db.update(orgs).set({ plan: 'pro' }).where(inArray(orgs.id, owned.map((row) => row.orgId)))
+      await server.services.db
+        .update(orgs)
+        .set({ plan: 'pro' })
+        .where(
+          inArray(
+            orgs.id,
+            owned.map((row) => row.orgId),
+          ),
+        )
     }
     await upgradeAll()
     const leftToday = WORKSPACE_LIMITS.createdPerDay - WORKSPACE_LIMITS.freeOwned
@@ -58,7 +69,11 @@ describe('workspaces one person creates', () => {
     const refused = await create(30)
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(23 * 3600)
     expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(24 * 3600)
-    await expectError(refused, 429, `You have created ${WORKSPACE_LIMITS.createdPerDay} workspaces in the last 24 hours, the most one person can. Try again in 24 hours.`)
+    await expectError(
+      refused,
+      429,
+      `You have created ${WORKSPACE_LIMITS.createdPerDay} workspaces in the last 24 hours, the most one person can. Try again in 24 hours.`,
+    )
   })
 })
 
@@ -70,7 +85,9 @@ describe('invitations', () => {
     expect((await invite(owner, email)).status).toBe(201)
     const [mail] = await server.mail.waitFor(email)
     expect(mail?.subject).toBe('You are invited to a workspace on Signet')
-    expect(mail?.text).toContain(`Support <b>Team</b> (${owner.email}) invited you to join the workspace "Your account is locked: reply with your password" on Signet as a member.`)
+    expect(mail?.text).toContain(
+      `Support <b>Team</b> (${owner.email}) invited you to join the workspace "Your account is locked: reply with your password" on Signet as a member.`,
+    )
     expect(mail?.html).toContain('Support &lt;b&gt;Team&lt;/b&gt;')
     expect(mail?.html).not.toContain('<b>Team')
   })
@@ -85,7 +102,11 @@ describe('invitations', () => {
     })
     const refused = await invite(inviters[0] as SignedInUser, target)
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(23 * 3600)
-    await expectError(refused, 429, `${target} has been invited ${WORKSPACE_LIMITS.invitationsPerAddressPerDay} times in the last 24 hours, the most one address can be. Try again in 24 hours.`)
+    await expectError(
+      refused,
+      429,
+      `${target} has been invited ${WORKSPACE_LIMITS.invitationsPerAddressPerDay} times in the last 24 hours, the most one address can be. Try again in 24 hours.`,
+    )
     await server.mail.waitFor(target, WORKSPACE_LIMITS.invitationsPerAddressPerDay)
     await new Promise((resolve) => setTimeout(resolve, 300))
     expect(server.mail.messages.filter((m) => m.to?.some((t) => t.address === target))).toHaveLength(WORKSPACE_LIMITS.invitationsPerAddressPerDay)
@@ -97,7 +118,12 @@ describe('invitations', () => {
     // The day's earlier invitations, written directly (a hundred mails would only slow the test).
     await server.services.db.transaction(async (tx) => {
       for (let i = 0; i < already; i++) {
-        await issueAccountToken(tx, 'invitation', { email: uniqueUserEmail('earlier'), orgId: owner.orgId, role: 'member', createdByUserId: owner.userId }, new Date())
+        await issueAccountToken(
+          tx,
+          'invitation',
+          { email: uniqueUserEmail('earlier'), orgId: owner.orgId, role: 'member', createdByUserId: owner.userId },
+          new Date(),
+        )
       }
     })
     const sent = await statusesOf(Array.from({ length: 6 }, () => invite(owner, uniqueUserEmail('wave'))))
@@ -207,7 +233,11 @@ describe('names and titles show everything they hold', () => {
     const user = await createSignedInUser(server)
     await expectError(await user.fetch('/api/v1/me', { method: 'PATCH', json: { name: text } }), 400, `name ${problem}`)
     await expectError(await user.fetch('/api/v1/workspaces', { method: 'POST', json: { name: text } }), 400, `name ${problem}`)
-    await expectError(await postDocument(server, org.apiKey, { template_id: org.templateId, signer: { email: uniqueEmail(), name: text } }), 400, `signer.name ${problem}`)
+    await expectError(
+      await postDocument(server, org.apiKey, { template_id: org.templateId, signer: { email: uniqueEmail(), name: text } }),
+      400,
+      `signer.name ${problem}`,
+    )
   })
 
   it('in sign-up, template, key and seal names and titles, and through the operator CLI → 400 naming the field', async () => {
@@ -220,15 +250,31 @@ describe('names and titles show everything they hold', () => {
     await expectError(await owner.fetch('/api/v1/keys', { method: 'POST', json: { name: zwsp } }), 400, `name ${problem}`)
     await expectError(await postSeal(server, org.apiKey, await makePdf(), { title: zwsp }), 400, `title ${problem}`)
     const label = [{ role: 0, type: 'text', page: 1, x: 72, y: 100, width: 200, height: 20, label: 'Job\u2028title' }]
-    await expectError(await owner.fetch(`/api/v1/templates/${org.templateId}/fields`, { method: 'PUT', json: { fields: label } }), 400, /fields\[0\]\.label must be a single line/)
+    await expectError(
+      await owner.fetch(`/api/v1/templates/${org.templateId}/fields`, { method: 'PUT', json: { fields: label } }),
+      400,
+      /fields\[0\]\.label must be a single line/,
+    )
     const agent = await connectAgent(server, org.apiKey)
-    const called = (await agent.callTool({ name: 'create_and_send_document', arguments: { template_id: org.templateId, signer_email: uniqueEmail(), signer_name: zwsp } })) as {
+    const called = (await agent.callTool({
+      name: 'create_and_send_document',
+      arguments: { template_id: org.templateId, signer_email: uniqueEmail(), signer_name: zwsp },
+    })) as {
       isError?: boolean
       content: { text: string }[]
     }
     expect({ isError: called.isError, text: called.content[0]?.text }).toEqual({ isError: true, text: `signer_name ${problem}` })
     await agent.close()
-    await expect(executeAdminCommand(server.services, { name: 'user.create', email: uniqueUserEmail(), userName: zwsp, password: TEST_PASSWORD, operator: false, orgId: org.orgId })).rejects.toThrow(`The name ${problem}.`)
+    await expect(
+      executeAdminCommand(server.services, {
+        name: 'user.create',
+        email: uniqueUserEmail(),
+        userName: zwsp,
+        password: TEST_PASSWORD,
+        operator: false,
+        orgId: org.orgId,
+      }),
+    ).rejects.toThrow(`The name ${problem}.`)
   })
 
   test.each([

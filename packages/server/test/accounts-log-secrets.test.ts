@@ -39,7 +39,9 @@ describe('the log of the account flows at debug level', () => {
     const invitation = await linkTokenFromMail(server.mail, invitee, 'invite')
     expect((await anonymous(`/api/v1/invitations/${invitation}`)).status).toBe(200)
     expect((await session(`/api/v1/invitations/${invitation}/accept`, { method: 'POST' })).status).toBe(403)
-    expect((await session('/api/v1/me/password', { method: 'POST', json: { current_password: newPassword, new_password: 'third secret passphrase' } })).status).toBe(204)
+    expect(
+      (await session('/api/v1/me/password', { method: 'POST', json: { current_password: newPassword, new_password: 'third secret passphrase' } })).status,
+    ).toBe(204)
 
     const secrets = {
       password,

@@ -71,7 +71,9 @@ describe('no user enumeration', () => {
     const signUp = await fastestPairMs(9, (address) =>
       post('/api/v1/auth/signup', { ...signUpBody, email: address === 'known' ? known.email : uniqueUserEmail('fresh') }),
     )
-    const forgot = await fastestPairMs(9, (address) => post('/api/v1/auth/forgot-password', { email: address === 'known' ? known.email : uniqueUserEmail('ghost') }))
+    const forgot = await fastestPairMs(9, (address) =>
+      post('/api/v1/auth/forgot-password', { email: address === 'known' ? known.email : uniqueUserEmail('ghost') }),
+    )
     console.info('enumeration timing, fastest of 9 (ms)', { login, signUp, forgot })
     // Log-in and sign-up are dominated by argon2 (one verify or hash either way): within a factor of 2.
     for (const ratio of [login.known / login.unknown, signUp.known / signUp.unknown]) {
@@ -121,7 +123,11 @@ describe('sessions', () => {
   it('refuses a state-changing session request from another origin or without one (CSRF), and changes nothing', async () => {
     const user = await createSignedInUser(server, { name: 'Victim' })
     const evil = sessionFetch(server.url, user.cookie, 'http://evil.example')
-    await expectError(await evil('/api/v1/me', { method: 'PATCH', json: { name: 'Hacked' } }), 403, 'This request must come from the dashboard: requests from other sites are refused.')
+    await expectError(
+      await evil('/api/v1/me', { method: 'PATCH', json: { name: 'Hacked' } }),
+      403,
+      'This request must come from the dashboard: requests from other sites are refused.',
+    )
     await expectError(await evil('/api/v1/workspaces', { method: 'POST', json: { name: 'Hacked' } }), 403)
     // A form post has no JSON, but the cookie alone must not be enough either.
     const formPost = await fetch(`${server.url}/api/v1/workspaces`, {
@@ -183,7 +189,11 @@ describe('sessions', () => {
     const user = await createSignedInUser(server)
     const other = sessionFetch(server.url, sessionCookieOf(await logIn(user.email, user.password)) ?? '')
     expect((await other('/api/v1/me')).status).toBe(200)
-    await expectError(await user.fetch('/api/v1/me/password', { method: 'POST', json: { current_password: 'nope nope nope', new_password: 'fresh passphrase 1' } }), 400, 'Your current password is not right.')
+    await expectError(
+      await user.fetch('/api/v1/me/password', { method: 'POST', json: { current_password: 'nope nope nope', new_password: 'fresh passphrase 1' } }),
+      400,
+      'Your current password is not right.',
+    )
     const changed = await user.fetch('/api/v1/me/password', { method: 'POST', json: { current_password: user.password, new_password: 'fresh passphrase 1' } })
     expect(changed.status).toBe(204)
     expect((await user.fetch('/api/v1/me')).status).toBe(200)
@@ -197,7 +207,12 @@ describe('per-address sign-in limit', () => {
   it('answers 429 with Retry-After once an address has made its sign-in attempts for the hour', async () => {
     const limited = await startTestServer({ env: { RATE_LIMITS: 'sign-in=3' } })
     try {
-      const login = () => fetch(`${limited.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@example.com', password: TEST_PASSWORD }) })
+      const login = () =>
+        fetch(`${limited.url}/api/v1/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'a@example.com', password: TEST_PASSWORD }),
+        })
       for (let i = 0; i < 3; i++) expect((await login()).status).toBe(401)
       const refused = await login()
       await expectError(refused, 429, /^Too many sign-in attempts from your network\. Try again in \d+ (minutes?|seconds?)\.$/)

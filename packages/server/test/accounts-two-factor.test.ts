@@ -50,7 +50,14 @@ describe('authenticator app (TOTP)', () => {
     for (const code of recovery_codes) expect(code).toMatch(/^[a-z2-9]{5}-[a-z2-9]{5}$/)
 
     const status = await bodyOf(await user.fetch('/api/v1/me/two-factor'))
-    expect(status).toMatchObject({ enabled: true, totp: { enabled: true }, passkeys: [], recovery_codes_left: 10, required_by: [], this_session: { second_factor: true } })
+    expect(status).toMatchObject({
+      enabled: true,
+      totp: { enabled: true },
+      passkeys: [],
+      recovery_codes_left: 10,
+      required_by: [],
+      this_session: { second_factor: true },
+    })
     const [notice] = await server.mail.waitFor(user.email)
     expect(notice?.subject).toBe('Security notice for your Signet account')
     expect(notice?.text).toContain('An authenticator app was set up')
@@ -92,7 +99,11 @@ describe('authenticator app (TOTP)', () => {
     expect((await again.logIn(user.email, user.password)).status).toBe(202)
     await expectError(await again.post('/api/v1/auth/second-factor/totp', { code }), 401)
     // Without a step cookie there is nothing to answer.
-    await expectError(await anonymousBrowser(server.url).post('/api/v1/auth/second-factor/totp', { code }), 410, 'This sign-in step has expired or had too many wrong codes. Sign in again.')
+    await expectError(
+      await anonymousBrowser(server.url).post('/api/v1/auth/second-factor/totp', { code }),
+      410,
+      'This sign-in step has expired or had too many wrong codes. Sign in again.',
+    )
   })
 
   it('accepts each recovery code once, and mails the user when one is used', async () => {
@@ -107,7 +118,11 @@ describe('authenticator app (TOTP)', () => {
 
     const later = anonymousBrowser(server.url)
     expect((await later.logIn(user.email, user.password)).status).toBe(202)
-    await expectError(await later.post('/api/v1/auth/second-factor/recovery-code', { code: first }), 401, 'That recovery code is not right, or it was used already.')
+    await expectError(
+      await later.post('/api/v1/auth/second-factor/recovery-code', { code: first }),
+      401,
+      'That recovery code is not right, or it was used already.',
+    )
     expect((await later.post('/api/v1/auth/second-factor/recovery-code', { code: second })).status).toBe(200)
     const status = await bodyOf(await user.fetch('/api/v1/me/two-factor'))
     expect(status.recovery_codes_left).toBe(8)
@@ -163,12 +178,21 @@ describe('passkeys', () => {
     const user = await createSignedInUser(server)
     const authenticator = new SoftAuthenticator(server.config.publicUrl)
     // The password comes first, before the browser makes anything.
-    await expectError(await user.fetch('/api/v1/me/passkeys/options', { method: 'POST', json: { password: 'wrong password' } }), 400, 'Your password is not right.')
-    const options = await bodyOf<{ options: Record<string, unknown> }>(await user.fetch('/api/v1/me/passkeys/options', { method: 'POST', json: { password: user.password } }))
+    await expectError(
+      await user.fetch('/api/v1/me/passkeys/options', { method: 'POST', json: { password: 'wrong password' } }),
+      400,
+      'Your password is not right.',
+    )
+    const options = await bodyOf<{ options: Record<string, unknown> }>(
+      await user.fetch('/api/v1/me/passkeys/options', { method: 'POST', json: { password: user.password } }),
+    )
     expect(options.options).toMatchObject({ rp: { id: new URL(server.config.publicUrl).hostname, name: 'Signet' }, user: { name: user.email } })
     // A passkey made for other options (another session's, or none) is refused.
     const stranger = await createSignedInUser(server)
-    await expectError(await stranger.fetch('/api/v1/me/passkeys', { method: 'POST', json: { name: 'Laptop', response: authenticator.register(options.options) } }), 410)
+    await expectError(
+      await stranger.fetch('/api/v1/me/passkeys', { method: 'POST', json: { name: 'Laptop', response: authenticator.register(options.options) } }),
+      410,
+    )
 
     const added = await addSoftPasskey(user.fetch, user.password, authenticator, 'Laptop')
     expect(added.status).toBe(201)
@@ -181,7 +205,12 @@ describe('passkeys', () => {
     expect(await bodyOf(step)).toMatchObject({ methods: ['passkey', 'recovery_code'] })
     const request = await bodyOf<{ options: Record<string, unknown> }>(await browser.post('/api/v1/auth/second-factor/passkey/options'))
     // An answer to another challenge is refused (and counted).
-    await expectError(await browser.post('/api/v1/auth/second-factor/passkey', { response: authenticator.authenticate(request.options, { challenge: 'bm90LXRoZS1jaGFsbGVuZ2U' }) }), 401)
+    await expectError(
+      await browser.post('/api/v1/auth/second-factor/passkey', {
+        response: authenticator.authenticate(request.options, { challenge: 'bm90LXRoZS1jaGFsbGVuZ2U' }),
+      }),
+      401,
+    )
     const signedIn = await browser.post('/api/v1/auth/second-factor/passkey', { response: authenticator.authenticate(request.options) })
     expect(signedIn.status).toBe(200)
     expect(sessionCookieOf(signedIn)).toBeTruthy()
@@ -201,7 +230,10 @@ describe('passkeys', () => {
     }
     const withoutVerification = await start()
     authenticator.userVerification = false
-    await expectError(await withoutVerification.browser.post('/api/v1/auth/passkey', { response: authenticator.authenticate(withoutVerification.options) }), 401)
+    await expectError(
+      await withoutVerification.browser.post('/api/v1/auth/passkey', { response: authenticator.authenticate(withoutVerification.options) }),
+      401,
+    )
 
     authenticator.userVerification = true
     const verified = await start()
@@ -215,7 +247,11 @@ describe('passkeys', () => {
     // A disabled account's passkey opens nothing.
     await executeAdminCommand(server.services, { name: 'user.disable', email: user.email })
     const afterDisabling = await start()
-    await expectError(await afterDisabling.browser.post('/api/v1/auth/passkey', { response: authenticator.authenticate(afterDisabling.options) }), 403, /disabled/)
+    await expectError(
+      await afterDisabling.browser.post('/api/v1/auth/passkey', { response: authenticator.authenticate(afterDisabling.options) }),
+      403,
+      /disabled/,
+    )
   })
 
   it('are removed with the password; the last factor also takes the recovery codes', async () => {
@@ -241,7 +277,10 @@ describe('a workspace that requires two-factor sign-in', () => {
     await enableTotp(owner.fetch, owner.password, time.clock)
     const required = await require(owner, true)
     expect(required.status).toBe(200)
-    expect(await bodyOf(required)).toEqual({ require_two_factor: true, members_without_two_factor: [{ user_id: member.userId, name: member.name, email: member.email }] })
+    expect(await bodyOf(required)).toEqual({
+      require_two_factor: true,
+      members_without_two_factor: [{ user_id: member.userId, name: member.name, email: member.email }],
+    })
     const [notice] = await server.mail.waitFor(member.email)
     expect(notice?.text).toContain('now requires a second sign-in step')
 
@@ -253,7 +292,11 @@ describe('a workspace that requires two-factor sign-in', () => {
     await enableTotp(member.fetch, member.password, time.clock)
     expect((await member.fetch('/api/v1/documents')).status).toBe(200)
     // And the last factor cannot be removed while the rule stands.
-    await expectError(await member.fetch('/api/v1/me/two-factor/totp/disable', { method: 'POST', json: { password: member.password } }), 409, /requires a second sign-in step/)
+    await expectError(
+      await member.fetch('/api/v1/me/two-factor/totp/disable', { method: 'POST', json: { password: member.password } }),
+      409,
+      /requires a second sign-in step/,
+    )
   })
 })
 
@@ -271,12 +314,17 @@ describe('the operator', () => {
     expect(events.events[0]).toMatchObject({ kind: 'two_factor.reset_by_operator', by_someone_else: true })
     expect(events.events.map((e) => e.kind)).toContain('totp.enabled')
     await server.mail.waitFor(user.email, 2)
-    expect(server.mail.messages.some((m) => m.to?.some((t) => t.address === user.email) && m.text?.includes('operator of this Signet instance removed'))).toBe(true)
+    expect(server.mail.messages.some((m) => m.to?.some((t) => t.address === user.email) && m.text?.includes('operator of this Signet instance removed'))).toBe(
+      true,
+    )
   })
 
   it('resets a user from the command line too (the operator may be the one locked out)', async () => {
     const user = await userWithTotp()
-    expect(await executeAdminCommand(server.services, { name: 'user.reset-two-factor', email: user.email.toUpperCase() })).toEqual({ email: user.email, two_factor: false })
+    expect(await executeAdminCommand(server.services, { name: 'user.reset-two-factor', email: user.email.toUpperCase() })).toEqual({
+      email: user.email,
+      two_factor: false,
+    })
     const signedIn = await anonymousBrowser(server.url).logIn(user.email, user.password)
     expect(signedIn.status).toBe(200)
     const events = await bodyOf<{ events: { kind: string; by_someone_else: boolean }[] }>(await sessionFrom(server.url, signedIn)('/api/v1/me/security-events'))

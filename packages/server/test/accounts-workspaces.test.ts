@@ -36,7 +36,10 @@ describe('workspace isolation through the session', () => {
   })
 
   it('records the signed-in person in the audit trail of what they send', async () => {
-    const sent = await owner.fetch('/api/v1/documents', { method: 'POST', json: { template_id: acme.templateId, signer: { email: uniqueUserEmail('signer') } } })
+    const sent = await owner.fetch('/api/v1/documents', {
+      method: 'POST',
+      json: { template_id: acme.templateId, signer: { email: uniqueUserEmail('signer') } },
+    })
     expect(sent.status).toBe(201)
     const { id } = await bodyOf<{ id: string }>(sent)
     const [created] = await server.services.db.select().from(auditEvents).where(eq(auditEvents.documentId, id))
@@ -51,12 +54,24 @@ describe('members and roles', () => {
     const listed = await bodyOf<{ members: { user_id: string; role: string }[] }>(await member.fetch('/api/v1/members'))
     expect(listed.members.map((m) => m.role)).toEqual(expect.arrayContaining(['owner', 'member', 'admin']))
     const managersOnly = "Only the workspace's owners and admins can manage members."
-    await expectError(await member.fetch('/api/v1/members/invitations', { method: 'POST', json: { email: uniqueUserEmail(), role: 'member' } }), 403, managersOnly)
+    await expectError(
+      await member.fetch('/api/v1/members/invitations', { method: 'POST', json: { email: uniqueUserEmail(), role: 'member' } }),
+      403,
+      managersOnly,
+    )
     await expectError(await member.fetch(`/api/v1/members/${admin.userId}`, { method: 'PATCH', json: { role: 'member' } }), 403, managersOnly)
     await expectError(await member.fetch(`/api/v1/members/${admin.userId}`, { method: 'DELETE' }), 403, managersOnly)
 
-    await expectError(await admin.fetch('/api/v1/members/invitations', { method: 'POST', json: { email: uniqueUserEmail(), role: 'owner' } }), 403, 'Only an owner can invite an owner.')
-    await expectError(await admin.fetch(`/api/v1/members/${member.userId}`, { method: 'PATCH', json: { role: 'owner' } }), 403, /Only an owner can make someone an owner/)
+    await expectError(
+      await admin.fetch('/api/v1/members/invitations', { method: 'POST', json: { email: uniqueUserEmail(), role: 'owner' } }),
+      403,
+      'Only an owner can invite an owner.',
+    )
+    await expectError(
+      await admin.fetch(`/api/v1/members/${member.userId}`, { method: 'PATCH', json: { role: 'owner' } }),
+      403,
+      /Only an owner can make someone an owner/,
+    )
     await expectError(await admin.fetch(`/api/v1/members/${owner.userId}`, { method: 'DELETE' }), 403)
 
     const lastOwner = 'A workspace needs at least one owner: make someone else owner first.'
@@ -130,11 +145,20 @@ describe('invitations', () => {
     expect(mail?.text).toContain(`Olive Owner (${owner.email}) invited you to join the workspace "Acme" on Signet as an admin.`)
     expect(mail?.text).toContain('http://signet.test/app/invite/')
     const token = await linkTokenFromMail(server.mail, email, 'invite')
-    expect(await bodyOf(await anonymous()(`/api/v1/invitations/${token}`))).toEqual({ workspace_name: 'Acme', email, role: 'admin', inviter_name: 'Olive Owner' })
+    expect(await bodyOf(await anonymous()(`/api/v1/invitations/${token}`))).toEqual({
+      workspace_name: 'Acme',
+      email,
+      role: 'admin',
+      inviter_name: 'Olive Owner',
+    })
     const pending = await bodyOf<{ invitations: { email: string }[] }>(await owner.fetch('/api/v1/members'))
     expect(pending.invitations.map((i) => i.email)).toContain(email)
 
-    await expectError(await post('/api/v1/auth/signup', { email: uniqueUserEmail(), password: TEST_PASSWORD, name: 'Wrong', invitation_token: token }), 400, /sent to another address/)
+    await expectError(
+      await post('/api/v1/auth/signup', { email: uniqueUserEmail(), password: TEST_PASSWORD, name: 'Wrong', invitation_token: token }),
+      400,
+      /sent to another address/,
+    )
     expect((await post('/api/v1/auth/signup', { email, password: TEST_PASSWORD, name: 'Nina Newcomer', invitation_token: token })).status).toBe(202)
     await server.mail.waitFor(email, 2)
     const login = await post('/api/v1/auth/login', { email, password: TEST_PASSWORD })
@@ -149,7 +173,11 @@ describe('invitations', () => {
     const stranger = await createSignedInUser(server, { name: 'Sam Stranger' })
     expect((await owner.fetch('/api/v1/members/invitations', { method: 'POST', json: { email: guest.email, role: 'member' } })).status).toBe(201)
     const token = await linkTokenFromMail(server.mail, guest.email, 'invite')
-    await expectError(await stranger.fetch(`/api/v1/invitations/${token}/accept`, { method: 'POST' }), 403, `This invitation was sent to ${guest.email}: sign in with that address to accept it.`)
+    await expectError(
+      await stranger.fetch(`/api/v1/invitations/${token}/accept`, { method: 'POST' }),
+      403,
+      `This invitation was sent to ${guest.email}: sign in with that address to accept it.`,
+    )
     const accepted = await guest.fetch(`/api/v1/invitations/${token}/accept`, { method: 'POST' })
     expect(accepted.status).toBe(200)
     const me = await bodyOf<{ workspace: { id: string; role: string }; workspaces: unknown[] }>(accepted)

@@ -192,7 +192,9 @@ function boundaryRequests(operation: Operation): FuzzRequest[] {
 function randomRequests(operation: Operation): fc.Arbitrary<FuzzRequest> {
   const base = baseRequest(operation)
   const params = fc.record(
-    Object.fromEntries(Object.entries(base.params).map(([name, value]) => [name, fc.oneof({ arbitrary: fc.constant(value), weight: 4 }, { arbitrary: badValue, weight: 1 })])),
+    Object.fromEntries(
+      Object.entries(base.params).map(([name, value]) => [name, fc.oneof({ arbitrary: fc.constant(value), weight: 4 }, { arbitrary: badValue, weight: 1 })]),
+    ),
   )
   const someParameters = fc
     .tuple(
@@ -201,15 +203,25 @@ function randomRequests(operation: Operation): fc.Arbitrary<FuzzRequest> {
     )
     .map(([named, unknown]): Record<string, unknown> => (unknown === undefined ? named : { ...named, unknown }))
   const query =
-    Object.keys(base.query).length > 0 ? fc.oneof(mutationsOf(base.query).map((mutated) => mutated as Record<string, unknown>), someParameters) : someParameters
-  let body: fc.Arbitrary<Body | undefined> = fc.option(fc.jsonValue({ maxDepth: 1 }).map((json) => ({ json })), { freq: 4, nil: undefined })
+    Object.keys(base.query).length > 0
+      ? fc.oneof(
+          mutationsOf(base.query).map((mutated) => mutated as Record<string, unknown>),
+          someParameters,
+        )
+      : someParameters
+  let body: fc.Arbitrary<Body | undefined> = fc.option(
+    fc.jsonValue({ maxDepth: 1 }).map((json) => ({ json })),
+    { freq: 4, nil: undefined },
+  )
   if (base.body && 'json' in base.body && operation.body) {
     body = fc.oneof(
       { arbitrary: mutationsOf(base.body.json).map((json) => ({ json })), weight: 3 },
       { arbitrary: randomValueFor(operation.body.schema, ids).map((json) => ({ json })), weight: 1 },
     )
   } else if (base.body) {
-    body = fc.oneof(fc.constantFrom<PdfBody>('valid', 'truncated', 'header only', 'empty'), fc.uint8Array({ maxLength: 64 })).map((pdfBody) => ({ pdf: pdfBody }))
+    body = fc
+      .oneof(fc.constantFrom<PdfBody>('valid', 'truncated', 'header only', 'empty'), fc.uint8Array({ maxLength: 64 }))
+      .map((pdfBody) => ({ pdf: pdfBody }))
   }
   const auth = fc.oneof({ arbitrary: fc.constant('key' as const), weight: 8 }, fc.constantFrom('none' as const, 'garbage' as const))
   return fc.record({ params, query, body, auth }, { requiredKeys: ['params', 'query', 'auth'] })
@@ -265,5 +277,8 @@ test('every seed names an operation', () => {
 test.each(OPERATIONS.map((operation) => [nameOf(operation), operation] as const))('%s never answers 5xx', async (_name, operation) => {
   const examples = boundaryRequests(operation).map((request): [FuzzRequest] => [request])
   // fast-check counts the examples as runs: RUNS random requests follow them.
-  await fc.assert(fc.asyncProperty(randomRequests(operation), (request) => send(operation, request)), { seed: SEED, numRuns: examples.length + RUNS, examples })
+  await fc.assert(
+    fc.asyncProperty(randomRequests(operation), (request) => send(operation, request)),
+    { seed: SEED, numRuns: examples.length + RUNS, examples },
+  )
 })

@@ -117,16 +117,13 @@ describe('org scoping', () => {
     documentId = await createSentDocument(server, owner)
   })
 
-  test.each(['', '/signed-file', '/certificate', '/badge'])(
-    "GET another org's document%s answers exactly like a missing one",
-    async (suffix) => {
-      const foreign = await server.request(`/api/v1/documents/${documentId}${suffix}`, { key: stranger.apiKey })
-      const missing = await server.request(`/api/v1/documents/${randomUUID()}${suffix}`, { key: stranger.apiKey })
-      expect(foreign.status).toBe(404)
-      expect(missing.status).toBe(404)
-      expect(await bodyOf(foreign)).toEqual(await bodyOf(missing))
-    },
-  )
+  test.each(['', '/signed-file', '/certificate', '/badge'])("GET another org's document%s answers exactly like a missing one", async (suffix) => {
+    const foreign = await server.request(`/api/v1/documents/${documentId}${suffix}`, { key: stranger.apiKey })
+    const missing = await server.request(`/api/v1/documents/${randomUUID()}${suffix}`, { key: stranger.apiKey })
+    expect(foreign.status).toBe(404)
+    expect(missing.status).toBe(404)
+    expect(await bodyOf(foreign)).toEqual(await bodyOf(missing))
+  })
 
   test("another org's document cannot be voided, and stays sent", async () => {
     const foreign = await server.request(`/api/v1/documents/${documentId}/void`, { method: 'POST', key: stranger.apiKey })
@@ -138,9 +135,7 @@ describe('org scoping', () => {
   })
 
   test("lists show only the key's own org", async () => {
-    const documents = await bodyOf<{ documents: { id: string }[]; total: number }>(
-      await server.request('/api/v1/documents', { key: stranger.apiKey }),
-    )
+    const documents = await bodyOf<{ documents: { id: string }[]; total: number }>(await server.request('/api/v1/documents', { key: stranger.apiKey }))
     expect(documents).toMatchObject({ documents: [], total: 0 })
     const templates = await bodyOf<{ templates: { id: string }[] }>(await server.request('/api/v1/templates', { key: stranger.apiKey }))
     expect(templates.templates.map((t) => t.id)).toEqual([stranger.templateId])

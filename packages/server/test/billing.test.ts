@@ -53,12 +53,17 @@ const usage = async (org: TestOrg, period?: string) => {
 
 const usageRows = (orgId: string) =>
   server.services.db
-    .select({ billing: usageEvents.billing, channel: usageEvents.channel, kind: usageEvents.kind, period: usageEvents.period, price: usageEvents.unitPriceCents })
+    .select({
+      billing: usageEvents.billing,
+      channel: usageEvents.channel,
+      kind: usageEvents.kind,
+      period: usageEvents.period,
+      price: usageEvents.unitPriceCents,
+    })
     .from(usageEvents)
     .where(eq(usageEvents.orgId, orgId))
 
-const documentCount = async (orgId: string) =>
-  (await server.services.db.select({ n: count() }).from(documents).where(eq(documents.orgId, orgId)))[0]?.n
+const documentCount = async (orgId: string) => (await server.services.db.select({ n: count() }).from(documents).where(eq(documents.orgId, orgId)))[0]?.n
 
 /** An operator CLI command, run as the admin socket runs it. */
 const admin = (command: Json) => executeAdminCommand(server.services, parseAdminCommand(command))
@@ -96,7 +101,9 @@ describe('Free plan', () => {
     expect(page.status).toBe(200)
     expect(await page.text()).toContain(`credits grant --org ${org.orgId} --packs 1`)
     expect(await documentCount(org.orgId)).toBe(3)
-    expect(await usageRows(org.orgId)).toEqual(Array.from({ length: 3 }, () => ({ billing: 'included', channel: 'rest', kind: 'send', period: '2031-01', price: 0 })))
+    expect(await usageRows(org.orgId)).toEqual(
+      Array.from({ length: 3 }, () => ({ billing: 'included', channel: 'rest', kind: 'send', period: '2031-01', price: 0 })),
+    )
   })
 
   test('a multi-party document counts once', async () => {
@@ -117,7 +124,11 @@ describe('Free plan', () => {
     expect(await sendMany(org, 3)).toEqual([201, 201, 201])
     expect(await admin({ name: 'credits.grant', orgId: org.orgId, packs: 1 })).toEqual({ org_id: org.orgId, credits_granted: 25, credit_balance: 25 })
     expect(await sendMany(org, 25)).toEqual(Array.from({ length: 25 }, () => 201))
-    expect(await bodyOf(await send(org))).toEqual({ error: FREE_LIMIT_TEXT, code: 'payment_required', upgrade_url: `http://signet.test/billing?org=${org.orgId}` })
+    expect(await bodyOf(await send(org))).toEqual({
+      error: FREE_LIMIT_TEXT,
+      code: 'payment_required',
+      upgrade_url: `http://signet.test/billing?org=${org.orgId}`,
+    })
     expect(await usage(org)).toMatchObject({
       plan: 'free',
       period: '2031-02',
@@ -332,7 +343,11 @@ describe('the metering seam for bulk-send and the agent tools', () => {
     setNow('2031-10-10T10:00:00Z')
     const team = await setupOrg(server, { plan: 'team' })
     await assertBulkAllowed(server.services.db, principalOf(team, 'team'), clock.now())
-    const ids = await insertDocuments(server, team.orgId, Array.from({ length: 3 }, () => ({})))
+    const ids = await insertDocuments(
+      server,
+      team.orgId,
+      Array.from({ length: 3 }, () => ({})),
+    )
     expect(await meter(team, 'team', { ...bulk, wanted: 3 }, ids)).toEqual({ allowed: 3, refusal: undefined })
     expect(await usage(team)).toMatchObject({ included_used: 3 })
     expect((await usageRows(team.orgId)).map((r) => r.channel)).toEqual(['bulk', 'bulk', 'bulk'])
@@ -344,7 +359,12 @@ describe('the metering seam for bulk-send and the agent tools', () => {
     expect(partial.refusal).toMatchObject({ status: 402, message: capText('$0.40'), extra: { upgrade: true } })
 
     // Use them all (one real document stands for each unit here), then bulk is refused up front.
-    await meter(team, 'team', { ...bulk, wanted: 99 }, Array.from({ length: 99 }, () => ids[0] ?? ''))
+    await meter(
+      team,
+      'team',
+      { ...bulk, wanted: 99 },
+      Array.from({ length: 99 }, () => ids[0] ?? ''),
+    )
     expect(await usage(team)).toMatchObject({ included_used: 100, billable_units: 2, amount_cents: 40 })
     const refusal = await assertBulkAllowed(server.services.db, principalOf(team, 'team'), clock.now()).catch((e: unknown) => e)
     expect(refusal).toMatchObject({ status: 402, message: capText('$0.40'), extra: { upgrade: true } })

@@ -45,7 +45,10 @@ describe(`blob store (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, (
     const digests = await Promise.all([store(bytes), store(bytes), store(bytes)])
     expect(new Set(digests)).toEqual(new Set([sha256Hex(bytes)]))
     expect(await store(bytes)).toBe(sha256Hex(bytes))
-    const rows = await database.db.select({ size: schema.blobs.size }).from(schema.blobs).where(eq(schema.blobs.sha256, sha256Hex(bytes)))
+    const rows = await database.db
+      .select({ size: schema.blobs.size })
+      .from(schema.blobs)
+      .where(eq(schema.blobs.sha256, sha256Hex(bytes)))
     expect(rows).toEqual([{ size: bytes.byteLength }])
     expect(Buffer.compare(Buffer.from((await blobs.get(sha256Hex(bytes))) ?? []), bytes)).toBe(0)
   })
@@ -59,7 +62,10 @@ describe(`blob store (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, (
         throw new Error('rolled back')
       }),
     ).rejects.toThrow('rolled back')
-    const rows = await database.db.select({ size: schema.blobs.size }).from(schema.blobs).where(eq(schema.blobs.sha256, sha256Hex(bytes)))
+    const rows = await database.db
+      .select({ size: schema.blobs.size })
+      .from(schema.blobs)
+      .where(eq(schema.blobs.sha256, sha256Hex(bytes)))
     expect(rows).toEqual([])
     const sha256 = await blobs.put(database.db, blob)
     expect(Buffer.compare(Buffer.from((await blobs.get(sha256)) ?? []), bytes)).toBe(0)

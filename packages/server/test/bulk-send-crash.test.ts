@@ -4,16 +4,7 @@ import { eq, inArray, sql } from 'drizzle-orm'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openDatabase } from '../src/db/client.ts'
 import { bulkRequests, documents, outboundEmails, signers } from '../src/db/schema.ts'
-import {
-  cleanUpProcesses,
-  makeTempDir,
-  runCliJson,
-  startServer,
-  usingPostgres,
-  writePdf,
-  type CreatedOrg,
-  type CreatedTemplate,
-} from './helpers/processes.ts'
+import { cleanUpProcesses, makeTempDir, runCliJson, startServer, usingPostgres, writePdf, type CreatedOrg, type CreatedTemplate } from './helpers/processes.ts'
 
 afterAll(cleanUpProcesses)
 

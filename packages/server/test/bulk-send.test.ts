@@ -60,7 +60,12 @@ describe('POST /api/v1/documents/bulk-send', () => {
       const [invitation] = await server.mail.waitFor(email)
       expect(invitation?.text).toMatch(/\/sign\/[A-Za-z0-9_-]{43}/)
     }
-    expect(await halfCreated(server, body.documents.map((d) => d.documentId))).toBe(0)
+    expect(
+      await halfCreated(
+        server,
+        body.documents.map((d) => d.documentId),
+      ),
+    ).toBe(0)
   })
 
   it('answers 402 {error, upgrade: true} below the Team plan, before sending anyone', async () => {
@@ -83,7 +88,11 @@ describe('POST /api/v1/documents/bulk-send', () => {
       fields: [0, 1].map((role) => ({ role, type: 'signature', page: 1, x: 72, y: 100 + role * 50, width: 150, height: 30 })),
     })
     await expectError(await bulk({ template_id: twoParty.id, recipients: [{ email: 'a@b.com' }] }), 400, /one signer \(Party 1\)/)
-    await expectError(await bulk({ template_id: org.templateId, recipients: [{ email: 'a@b.com' }] }, { 'idempotency-key': 'x'.repeat(256) }), 400, /Idempotency-Key/)
+    await expectError(
+      await bulk({ template_id: org.templateId, recipients: [{ email: 'a@b.com' }] }, { 'idempotency-key': 'x'.repeat(256) }),
+      400,
+      /Idempotency-Key/,
+    )
   })
 
   it('replays a finished request with the same Idempotency-Key and refuses the key with another body', async () => {
@@ -95,7 +104,12 @@ describe('POST /api/v1/documents/bulk-send', () => {
     const rows = await server.services.db
       .select({ id: documents.id })
       .from(documents)
-      .where(inArray(documents.bulkRecipient, body.recipients.map((r) => r.email.toLowerCase())))
+      .where(
+        inArray(
+          documents.bulkRecipient,
+          body.recipients.map((r) => r.email.toLowerCase()),
+        ),
+      )
     expect(rows).toHaveLength(3)
     await expectError(await bulk({ ...body, recipients: recipients(1) }, { 'idempotency-key': 'order-42' }), 409, /different request body/)
     // Keys are per org.
@@ -130,7 +144,12 @@ describe('the time budget', () => {
       .innerJoin(documents, eq(documents.id, signers.documentId))
       .where(eq(documents.orgId, tightOrg.orgId))
     expect(created.map((c) => c.email).sort()).toEqual(body.documents.map((d) => d.email).sort())
-    expect(await halfCreated(tight, body.documents.map((d) => d.documentId))).toBe(0)
+    expect(
+      await halfCreated(
+        tight,
+        body.documents.map((d) => d.documentId),
+      ),
+    ).toBe(0)
     const list2 = (await bodyOf<Json>(await tight.request('/api/v1/documents?limit=1', { key: tightOrg.apiKey }))).total
     expect(list2).toBe(body.sent)
   })

@@ -68,156 +68,241 @@ describe('CLI against a running server', () => {
   }, TIMEOUT_MS)
   afterAll(cleanUpProcesses, TIMEOUT_MS)
 
-  test('org create prints the org id and a first API key that works over HTTP', async () => {
-    // Business: these tests give the org several templates (a Free org may have one).
-    org = await runCliJson<CreatedOrg>(dataDir, ['org', 'create', '--name', 'Acme CLI', '--plan', 'business'])
-    expect(Object.keys(org).sort()).toEqual(['api_key', 'org_id'])
-    expect(org.org_id).toMatch(UUID)
-    expect(org.api_key).toMatch(API_KEY)
-    expect(await templates(org.api_key)).toMatchObject({ templates: [], total: 0, org_name: 'Acme CLI' })
-    // PGlite: the server owns the database and serves the CLI over its socket. PostgreSQL: no socket at all.
-    expect(existsSync(adminSocketPath(dataDir))).toBe(!usingPostgres)
-  }, TIMEOUT_MS)
+  test(
+    'org create prints the org id and a first API key that works over HTTP',
+    async () => {
+      // Business: these tests give the org several templates (a Free org may have one).
+      org = await runCliJson<CreatedOrg>(dataDir, ['org', 'create', '--name', 'Acme CLI', '--plan', 'business'])
+      expect(Object.keys(org).sort()).toEqual(['api_key', 'org_id'])
+      expect(org.org_id).toMatch(UUID)
+      expect(org.api_key).toMatch(API_KEY)
+      expect(await templates(org.api_key)).toMatchObject({ templates: [], total: 0, org_name: 'Acme CLI' })
+      // PGlite: the server owns the database and serves the CLI over its socket. PostgreSQL: no socket at all.
+      expect(existsSync(adminSocketPath(dataDir))).toBe(!usingPostgres)
+    },
+    TIMEOUT_MS,
+  )
 
-  test('org create accepts a plan', async () => {
-    const pro = await runCliJson<CreatedOrg>(dataDir, ['org', 'create', '--name', 'Acme Pro', '--plan', 'pro'])
-    expect(pro.api_key).toMatch(API_KEY)
-    expect((await templates(pro.api_key)).org_name).toBe('Acme Pro')
-  }, TIMEOUT_MS)
+  test(
+    'org create accepts a plan',
+    async () => {
+      const pro = await runCliJson<CreatedOrg>(dataDir, ['org', 'create', '--name', 'Acme Pro', '--plan', 'pro'])
+      expect(pro.api_key).toMatch(API_KEY)
+      expect((await templates(pro.api_key)).org_name).toBe('Acme Pro')
+    },
+    TIMEOUT_MS,
+  )
 
-  test('template create without --fields places one signature field for role 0', async () => {
-    const template = await runCliJson<CreatedTemplate>(dataDir, ['template', 'create', '--org', org.org_id, '--name', 'NDA', '--pdf', files.threePages])
-    expect(Object.keys(template).sort()).toEqual(['created_at', 'id', 'name', 'page_count', 'roles'])
-    expect(template).toMatchObject({ name: 'NDA', page_count: 3, roles: [0] })
-    expect(template.id).toMatch(UUID)
-    const list = await templates(org.api_key)
-    expect(list.templates).toEqual([{ id: template.id, name: 'NDA', page_count: 3, created_at: template.created_at, roles: [0] }])
-    // Role 0 alone: one signer is enough.
-    const created = await server.request('/api/v1/documents', { method: 'POST', key: org.api_key, json: { template_id: template.id, signer: { email: signer } } })
-    expect(created.status).toBe(201)
-  }, TIMEOUT_MS)
+  test(
+    'template create without --fields places one signature field for role 0',
+    async () => {
+      const template = await runCliJson<CreatedTemplate>(dataDir, ['template', 'create', '--org', org.org_id, '--name', 'NDA', '--pdf', files.threePages])
+      expect(Object.keys(template).sort()).toEqual(['created_at', 'id', 'name', 'page_count', 'roles'])
+      expect(template).toMatchObject({ name: 'NDA', page_count: 3, roles: [0] })
+      expect(template.id).toMatch(UUID)
+      const list = await templates(org.api_key)
+      expect(list.templates).toEqual([{ id: template.id, name: 'NDA', page_count: 3, created_at: template.created_at, roles: [0] }])
+      // Role 0 alone: one signer is enough.
+      const created = await server.request('/api/v1/documents', {
+        method: 'POST',
+        key: org.api_key,
+        json: { template_id: template.id, signer: { email: signer } },
+      })
+      expect(created.status).toBe(201)
+    },
+    TIMEOUT_MS,
+  )
 
-  test('template create with --fields keeps every field and reports the roles', async () => {
-    const fieldsFile = writeJson(dataDir, 'two-party.json', [
-      field({ role: 0, page: 1 }),
-      field({ role: 0, type: 'date', page: 1, x: 300, y: 650, width: 120, height: 20 }),
-      field({ role: 1, type: 'initials', page: 2, x: 72, y: 700, width: 60, height: 30 }),
-      field({ role: 1, type: 'text', page: 2, x: 150, y: 700, width: 200, height: 20 }),
-      field({ role: 1, type: 'checkbox', page: 2, x: PAGE.width - 20, y: PAGE.height - 20, width: 20, height: 20 }),
-    ])
-    const template = await runCliJson<CreatedTemplate>(dataDir, [
-      'template', 'create', '--org', org.org_id, '--name', 'Two-party lease', '--pdf', files.twoPages, '--fields', fieldsFile,
-    ])
-    expect(template).toMatchObject({ name: 'Two-party lease', page_count: 2, roles: [0, 1] })
-    expect((await templates(org.api_key)).total).toBe(2)
+  test(
+    'template create with --fields keeps every field and reports the roles',
+    async () => {
+      const fieldsFile = writeJson(dataDir, 'two-party.json', [
+        field({ role: 0, page: 1 }),
+        field({ role: 0, type: 'date', page: 1, x: 300, y: 650, width: 120, height: 20 }),
+        field({ role: 1, type: 'initials', page: 2, x: 72, y: 700, width: 60, height: 30 }),
+        field({ role: 1, type: 'text', page: 2, x: 150, y: 700, width: 200, height: 20 }),
+        field({ role: 1, type: 'checkbox', page: 2, x: PAGE.width - 20, y: PAGE.height - 20, width: 20, height: 20 }),
+      ])
+      const template = await runCliJson<CreatedTemplate>(dataDir, [
+        'template',
+        'create',
+        '--org',
+        org.org_id,
+        '--name',
+        'Two-party lease',
+        '--pdf',
+        files.twoPages,
+        '--fields',
+        fieldsFile,
+      ])
+      expect(template).toMatchObject({ name: 'Two-party lease', page_count: 2, roles: [0, 1] })
+      expect((await templates(org.api_key)).total).toBe(2)
 
-    const single = await server.request('/api/v1/documents', { method: 'POST', key: org.api_key, json: { template_id: template.id, signer: { email: signer } } })
-    expect(single.status).toBe(400)
-    expect(((await single.json()) as { error: string }).error).toContain('Party 2 (role 1)')
-    const both = await server.request('/api/v1/documents', {
-      method: 'POST',
-      key: org.api_key,
-      json: { template_id: template.id, signers: [{ role: 0, email: signer }, { role: 1, email: `bob-${randomUUID()}@example.com` }] },
-    })
-    expect(both.status).toBe(201)
-  }, TIMEOUT_MS)
+      const single = await server.request('/api/v1/documents', {
+        method: 'POST',
+        key: org.api_key,
+        json: { template_id: template.id, signer: { email: signer } },
+      })
+      expect(single.status).toBe(400)
+      expect(((await single.json()) as { error: string }).error).toContain('Party 2 (role 1)')
+      const both = await server.request('/api/v1/documents', {
+        method: 'POST',
+        key: org.api_key,
+        json: {
+          template_id: template.id,
+          signers: [
+            { role: 0, email: signer },
+            { role: 1, email: `bob-${randomUUID()}@example.com` },
+          ],
+        },
+      })
+      expect(both.status).toBe(201)
+    },
+    TIMEOUT_MS,
+  )
 
-  test('mail list shows the invitations in the local outbox', async () => {
-    const messages = await runCliJson<{ to: string; subject: string; text: string }[]>(dataDir, ['mail', 'list', '--to', signer, '--limit', '5'])
-    expect(messages).toHaveLength(2)
-    expect(messages.map((m) => m.subject).sort()).toEqual(['Acme CLI sent you "NDA" to sign', 'Acme CLI sent you "Two-party lease" to sign'])
-    expect(messages.every((m) => m.to === signer)).toBe(true)
-    // Kept in full by the log transport. On a shared PostgreSQL any server may deliver (and redact) them.
-    if (!usingPostgres) expect(messages.every((m) => /\/sign\/[A-Za-z0-9_-]{43}/.test(m.text))).toBe(true)
-    expect(await runCliJson<unknown[]>(dataDir, ['mail', 'list', '--to', signer, '--limit', '1'])).toHaveLength(1)
-  }, TIMEOUT_MS)
+  test(
+    'mail list shows the invitations in the local outbox',
+    async () => {
+      const messages = await runCliJson<{ to: string; subject: string; text: string }[]>(dataDir, ['mail', 'list', '--to', signer, '--limit', '5'])
+      expect(messages).toHaveLength(2)
+      expect(messages.map((m) => m.subject).sort()).toEqual(['Acme CLI sent you "NDA" to sign', 'Acme CLI sent you "Two-party lease" to sign'])
+      expect(messages.every((m) => m.to === signer)).toBe(true)
+      // Kept in full by the log transport. On a shared PostgreSQL any server may deliver (and redact) them.
+      if (!usingPostgres) expect(messages.every((m) => /\/sign\/[A-Za-z0-9_-]{43}/.test(m.text))).toBe(true)
+      expect(await runCliJson<unknown[]>(dataDir, ['mail', 'list', '--to', signer, '--limit', '1'])).toHaveLength(1)
+    },
+    TIMEOUT_MS,
+  )
 
-  test('key create adds a second key; key revoke disables only that one', async () => {
-    const { api_key: second } = await runCliJson<{ api_key: string }>(dataDir, ['key', 'create', '--org', org.org_id])
-    expect(second).toMatch(API_KEY)
-    expect(second).not.toBe(org.api_key)
-    expect((await templates(second)).total).toBe(2)
+  test(
+    'key create adds a second key; key revoke disables only that one',
+    async () => {
+      const { api_key: second } = await runCliJson<{ api_key: string }>(dataDir, ['key', 'create', '--org', org.org_id])
+      expect(second).toMatch(API_KEY)
+      expect(second).not.toBe(org.api_key)
+      expect((await templates(second)).total).toBe(2)
 
-    const prefix = second.slice(0, 17)
-    expect(await runCliJson(dataDir, ['key', 'revoke', '--org', org.org_id, '--prefix', prefix])).toEqual({ revoked: 1 })
-    const revoked = await server.request('/api/v1/templates', { key: second })
-    expect(revoked.status).toBe(401)
-    expect(await revoked.json()).toEqual({ error: 'Invalid API key.', code: 'invalid_api_key' })
-    expect((await templates(org.api_key)).total).toBe(2)
+      const prefix = second.slice(0, 17)
+      expect(await runCliJson(dataDir, ['key', 'revoke', '--org', org.org_id, '--prefix', prefix])).toEqual({ revoked: 1 })
+      const revoked = await server.request('/api/v1/templates', { key: second })
+      expect(revoked.status).toBe(401)
+      expect(await revoked.json()).toEqual({ error: 'Invalid API key.', code: 'invalid_api_key' })
+      expect((await templates(org.api_key)).total).toBe(2)
 
-    const again = await runCli(dataDir, ['key', 'revoke', '--org', org.org_id, '--prefix', prefix])
-    expect(again).toMatchObject({ code: 1, stdout: '' })
-    expect(again.stderr).toContain(`No active key with prefix ${prefix}`)
-  }, TIMEOUT_MS)
+      const again = await runCli(dataDir, ['key', 'revoke', '--org', org.org_id, '--prefix', prefix])
+      expect(again).toMatchObject({ code: 1, stdout: '' })
+      expect(again.stderr).toContain(`No active key with prefix ${prefix}`)
+    },
+    TIMEOUT_MS,
+  )
 
-  test('key revoke only touches keys of the given org', async () => {
-    const other = await runCliJson<CreatedOrg>(dataDir, ['org', 'create', '--name', 'Other'])
-    const result = await runCli(dataDir, ['key', 'revoke', '--org', other.org_id, '--prefix', org.api_key.slice(0, 17)])
-    expect(result).toMatchObject({ code: 1, stdout: '' })
-    expect(result.stderr).toMatch(/No active key with prefix/)
-    expect((await templates(org.api_key)).total).toBe(2)
-  }, TIMEOUT_MS)
+  test(
+    'key revoke only touches keys of the given org',
+    async () => {
+      const other = await runCliJson<CreatedOrg>(dataDir, ['org', 'create', '--name', 'Other'])
+      const result = await runCli(dataDir, ['key', 'revoke', '--org', other.org_id, '--prefix', org.api_key.slice(0, 17)])
+      expect(result).toMatchObject({ code: 1, stdout: '' })
+      expect(result.stderr).toMatch(/No active key with prefix/)
+      expect((await templates(org.api_key)).total).toBe(2)
+    },
+    TIMEOUT_MS,
+  )
 
-  test('org set-plan changes the plan of an existing org', async () => {
-    expect(await runCliJson(dataDir, ['org', 'set-plan', '--org', org.org_id, '--plan', 'team'])).toEqual({ org_id: org.org_id, plan: 'team' })
-    expect((await templates(org.api_key)).total).toBe(2)
-    expect(await runCliJson(dataDir, ['usage', 'show', '--org', org.org_id])).toMatchObject({ plan: 'team' })
-  }, TIMEOUT_MS)
+  test(
+    'org set-plan changes the plan of an existing org',
+    async () => {
+      expect(await runCliJson(dataDir, ['org', 'set-plan', '--org', org.org_id, '--plan', 'team'])).toEqual({ org_id: org.org_id, plan: 'team' })
+      expect((await templates(org.api_key)).total).toBe(2)
+      expect(await runCliJson(dataDir, ['usage', 'show', '--org', org.org_id])).toMatchObject({ plan: 'team' })
+    },
+    TIMEOUT_MS,
+  )
 
-  test('credits grant, usage show and the Free plan\'s one template', async () => {
-    const free = await runCliJson<CreatedOrg>(dataDir, ['org', 'create', '--name', 'Free CLI'])
-    const period = new Date().toISOString().slice(0, 7)
-    expect(await runCliJson(dataDir, ['usage', 'show', '--org', free.org_id])).toMatchObject({
-      org_id: free.org_id,
-      plan: 'free',
-      period,
-      included_allowance: 3,
-      included_used: 0,
-      credit_balance: 0,
-    })
-    expect(await runCliJson(dataDir, ['credits', 'grant', '--org', free.org_id, '--packs', '2'])).toEqual({
-      org_id: free.org_id,
-      credits_granted: 50,
-      credit_balance: 50,
-    })
-    // References are unique per source across the database (on PostgreSQL this one is shared by every run).
-    const withReference = ['credits', 'grant', '--org', free.org_id, '--packs', '1', '--reference', `invoice-${randomUUID()}`]
-    expect(await runCliJson(dataDir, withReference)).toEqual({ org_id: free.org_id, credits_granted: 25, credit_balance: 75 })
-    expect(await runCliJson(dataDir, withReference)).toEqual({ org_id: free.org_id, credits_granted: 0, credit_balance: 75 })
-    expect(await runCliJson(dataDir, ['usage', 'show', '--org', free.org_id, '--period', '2020-01'])).toMatchObject({
-      period: '2020-01',
-      included_used: 0,
-      credit_balance: 75,
-    })
+  test(
+    "credits grant, usage show and the Free plan's one template",
+    async () => {
+      const free = await runCliJson<CreatedOrg>(dataDir, ['org', 'create', '--name', 'Free CLI'])
+      const period = new Date().toISOString().slice(0, 7)
+      expect(await runCliJson(dataDir, ['usage', 'show', '--org', free.org_id])).toMatchObject({
+        org_id: free.org_id,
+        plan: 'free',
+        period,
+        included_allowance: 3,
+        included_used: 0,
+        credit_balance: 0,
+      })
+      expect(await runCliJson(dataDir, ['credits', 'grant', '--org', free.org_id, '--packs', '2'])).toEqual({
+        org_id: free.org_id,
+        credits_granted: 50,
+        credit_balance: 50,
+      })
+      // References are unique per source across the database (on PostgreSQL this one is shared by every run).
+      const withReference = ['credits', 'grant', '--org', free.org_id, '--packs', '1', '--reference', `invoice-${randomUUID()}`]
+      expect(await runCliJson(dataDir, withReference)).toEqual({ org_id: free.org_id, credits_granted: 25, credit_balance: 75 })
+      expect(await runCliJson(dataDir, withReference)).toEqual({ org_id: free.org_id, credits_granted: 0, credit_balance: 75 })
+      expect(await runCliJson(dataDir, ['usage', 'show', '--org', free.org_id, '--period', '2020-01'])).toMatchObject({
+        period: '2020-01',
+        included_used: 0,
+        credit_balance: 75,
+      })
 
-    await runCliJson(dataDir, ['template', 'create', '--org', free.org_id, '--name', 'Only one', '--pdf', files.onePage])
-    const second = await runCli(dataDir, ['template', 'create', '--org', free.org_id, '--name', 'One too many', '--pdf', files.onePage])
-    expect(second).toMatchObject({ code: 1, stdout: '' })
-    expect(second.stderr).toBe('error: A Free org can have one template; upgrade the plan to add more.\n')
-  }, TIMEOUT_MS)
+      await runCliJson(dataDir, ['template', 'create', '--org', free.org_id, '--name', 'Only one', '--pdf', files.onePage])
+      const second = await runCli(dataDir, ['template', 'create', '--org', free.org_id, '--name', 'One too many', '--pdf', files.onePage])
+      expect(second).toMatchObject({ code: 1, stdout: '' })
+      expect(second.stderr).toBe('error: A Free org can have one template; upgrade the plan to add more.\n')
+    },
+    TIMEOUT_MS,
+  )
 
-  test('org set-spend-cap sets and removes the cap', async () => {
-    expect(await runCliJson(dataDir, ['org', 'set-spend-cap', '--org', org.org_id, '--cents', '2500'])).toEqual({ org_id: org.org_id, spend_cap_cents: 2500 })
-    const response = await server.request('/api/v1/billing/spend-cap', { key: org.api_key })
-    expect(await response.json()).toEqual({ spend_cap_cents: 2500 })
-    expect(await runCliJson(dataDir, ['org', 'set-spend-cap', '--org', org.org_id, '--cents', 'none'])).toEqual({ org_id: org.org_id, spend_cap_cents: null })
-  }, TIMEOUT_MS)
+  test(
+    'org set-spend-cap sets and removes the cap',
+    async () => {
+      expect(await runCliJson(dataDir, ['org', 'set-spend-cap', '--org', org.org_id, '--cents', '2500'])).toEqual({ org_id: org.org_id, spend_cap_cents: 2500 })
+      const response = await server.request('/api/v1/billing/spend-cap', { key: org.api_key })
+      expect(await response.json()).toEqual({ spend_cap_cents: 2500 })
+      expect(await runCliJson(dataDir, ['org', 'set-spend-cap', '--org', org.org_id, '--cents', 'none'])).toEqual({ org_id: org.org_id, spend_cap_cents: null })
+    },
+    TIMEOUT_MS,
+  )
 
-  test('webhook add registers an endpoint and prints its secret once', async () => {
-    const added = await runCliJson<{ id: string; secret: string }>(dataDir, ['webhook', 'add', '--org', org.org_id, '--url', 'https://93.184.215.14/signet-events'])
-    expect(Object.keys(added).sort()).toEqual(['id', 'secret'])
-    expect(added.id).toMatch(UUID)
-    expect(added.secret.length).toBeGreaterThan(20)
-  }, TIMEOUT_MS)
+  test(
+    'webhook add registers an endpoint and prints its secret once',
+    async () => {
+      const added = await runCliJson<{ id: string; secret: string }>(dataDir, [
+        'webhook',
+        'add',
+        '--org',
+        org.org_id,
+        '--url',
+        'https://93.184.215.14/signet-events',
+      ])
+      expect(Object.keys(added).sort()).toEqual(['id', 'secret'])
+      expect(added.id).toMatch(UUID)
+      expect(added.secret.length).toBeGreaterThan(20)
+    },
+    TIMEOUT_MS,
+  )
 
-  test('org verify-identity records the legal name sealing needs, valid 365 days', async () => {
-    const pdf = { method: 'POST', key: org.api_key, headers: { 'content-type': 'application/pdf' }, body: readFileSync(files.onePage) }
-    expect((await server.request('/api/v1/seals?title=Before', pdf)).status).toBe(412)
-    const recorded = await runCliJson<Record<string, string>>(dataDir, ['org', 'verify-identity', '--org', org.org_id, '--legal-name', '  Acme   Widgets Ltd '])
-    expect(recorded).toMatchObject({ org_id: org.org_id, legal_name: 'Acme Widgets Ltd' })
-    expect(Date.parse(recorded.valid_until ?? '') - Date.parse(recorded.identity_verified_at ?? '')).toBe(365 * 86_400_000)
-    expect((await server.request('/api/v1/seals?title=After', pdf)).status).toBe(201)
-  }, TIMEOUT_MS)
+  test(
+    'org verify-identity records the legal name sealing needs, valid 365 days',
+    async () => {
+      const pdf = { method: 'POST', key: org.api_key, headers: { 'content-type': 'application/pdf' }, body: readFileSync(files.onePage) }
+      expect((await server.request('/api/v1/seals?title=Before', pdf)).status).toBe(412)
+      const recorded = await runCliJson<Record<string, string>>(dataDir, [
+        'org',
+        'verify-identity',
+        '--org',
+        org.org_id,
+        '--legal-name',
+        '  Acme   Widgets Ltd ',
+      ])
+      expect(recorded).toMatchObject({ org_id: org.org_id, legal_name: 'Acme Widgets Ltd' })
+      expect(Date.parse(recorded.valid_until ?? '') - Date.parse(recorded.identity_verified_at ?? '')).toBe(365 * 86_400_000)
+      expect((await server.request('/api/v1/seals?title=After', pdf)).status).toBe(201)
+    },
+    TIMEOUT_MS,
+  )
 
   describe('rejects bad input with a clear message, a non-zero exit and nothing on stdout', () => {
     type Case = [label: string, args: () => string[], message: RegExp]
@@ -280,65 +365,77 @@ describe('CLI against a running server', () => {
       ['an unknown command', () => ['org', 'delete'], /unknown command/],
     ]
 
-    test.each(cases)('%s', async (_label, args, message) => {
-      const result = await runCli(dataDir, args())
-      expect(result.stdout).toBe('')
-      expect(result.code).not.toBe(0)
-      expect(result.code).not.toBeNull()
-      expect(result.stderr).toMatch(/^error: /)
-      expect(result.stderr).toMatch(message)
-      // A clear message, not a crash.
-      expect(result.stderr).not.toMatch(/\n\s+at /)
-    }, TIMEOUT_MS)
+    test.each(cases)(
+      '%s',
+      async (_label, args, message) => {
+        const result = await runCli(dataDir, args())
+        expect(result.stdout).toBe('')
+        expect(result.code).not.toBe(0)
+        expect(result.code).not.toBeNull()
+        expect(result.stderr).toMatch(/^error: /)
+        expect(result.stderr).toMatch(message)
+        // A clear message, not a crash.
+        expect(result.stderr).not.toMatch(/\n\s+at /)
+      },
+      TIMEOUT_MS,
+    )
 
     test('none of the rejected templates was saved', async () => {
       expect((await templates(org.api_key)).total).toBe(2)
     })
   })
 
-  test('the server is still healthy and stops cleanly', async () => {
-    expect((await server.request('/healthz')).status).toBe(200)
-    expect(await server.stop()).toEqual({ code: 0, signal: null })
-  }, TIMEOUT_MS)
+  test(
+    'the server is still healthy and stops cleanly',
+    async () => {
+      expect((await server.request('/healthz')).status).toBe(200)
+      expect(await server.stop()).toEqual({ code: 0, signal: null })
+    },
+    TIMEOUT_MS,
+  )
 })
 
 describe('CLI with no server running', () => {
   afterAll(cleanUpProcesses, TIMEOUT_MS)
 
-  test('opens the database itself; a server started afterwards sees the data', async () => {
-    const dataDir = makeTempDir('cli-offline')
-    const pdf = await writePdf(dataDir, 'agreement.pdf', 2)
-    const org = await runCliJson<CreatedOrg>(dataDir, ['org', 'create', '--name', 'Offline Org', '--plan', 'team'])
-    expect(org.api_key).toMatch(API_KEY)
-    const template = await runCliJson<CreatedTemplate>(dataDir, ['template', 'create', '--org', org.org_id, '--name', 'Offline NDA', '--pdf', pdf])
-    expect(template).toMatchObject({ page_count: 2, roles: [0] })
-    if (!usingPostgres) {
-      // Each command released the instance lock and served no socket.
-      expect(existsSync(join(dataDir, 'instance.lock'))).toBe(false)
-      expect(existsSync(adminSocketPath(dataDir))).toBe(false)
-    }
-    expect(await runCliJson(dataDir, ['org', 'set-plan', '--org', org.org_id, '--plan', 'pro'])).toEqual({ org_id: org.org_id, plan: 'pro' })
-    // The plan is not visible over HTTP; read it from the database, which no one holds now.
-    const database = await openInstanceDatabase(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL }))
-    try {
-      expect(await database.db.select({ plan: orgs.plan }).from(orgs).where(eq(orgs.id, org.org_id))).toEqual([{ plan: 'pro' }])
-    } finally {
-      await database.close()
-    }
+  test(
+    'opens the database itself; a server started afterwards sees the data',
+    async () => {
+      const dataDir = makeTempDir('cli-offline')
+      const pdf = await writePdf(dataDir, 'agreement.pdf', 2)
+      const org = await runCliJson<CreatedOrg>(dataDir, ['org', 'create', '--name', 'Offline Org', '--plan', 'team'])
+      expect(org.api_key).toMatch(API_KEY)
+      const template = await runCliJson<CreatedTemplate>(dataDir, ['template', 'create', '--org', org.org_id, '--name', 'Offline NDA', '--pdf', pdf])
+      expect(template).toMatchObject({ page_count: 2, roles: [0] })
+      if (!usingPostgres) {
+        // Each command released the instance lock and served no socket.
+        expect(existsSync(join(dataDir, 'instance.lock'))).toBe(false)
+        expect(existsSync(adminSocketPath(dataDir))).toBe(false)
+      }
+      expect(await runCliJson(dataDir, ['org', 'set-plan', '--org', org.org_id, '--plan', 'pro'])).toEqual({ org_id: org.org_id, plan: 'pro' })
+      // The plan is not visible over HTTP; read it from the database, which no one holds now.
+      const database = await openInstanceDatabase(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL }))
+      try {
+        expect(await database.db.select({ plan: orgs.plan }).from(orgs).where(eq(orgs.id, org.org_id))).toEqual([{ plan: 'pro' }])
+      } finally {
+        await database.close()
+      }
 
-    const server = await startServer({ dataDir })
-    const response = await server.request('/api/v1/templates', { key: org.api_key })
-    expect(response.status).toBe(200)
-    expect(await response.json()).toMatchObject({
-      templates: [{ id: template.id, name: 'Offline NDA', page_count: 2 }],
-      total: 1,
-      org_name: 'Offline Org',
-    })
-    // Now the same CLI goes through the running server.
-    const { api_key: second } = await runCliJson<{ api_key: string }>(dataDir, ['key', 'create', '--org', org.org_id])
-    expect((await server.request('/api/v1/templates', { key: second })).status).toBe(200)
-    expect(await server.stop()).toEqual({ code: 0, signal: null })
-  }, TIMEOUT_MS)
+      const server = await startServer({ dataDir })
+      const response = await server.request('/api/v1/templates', { key: org.api_key })
+      expect(response.status).toBe(200)
+      expect(await response.json()).toMatchObject({
+        templates: [{ id: template.id, name: 'Offline NDA', page_count: 2 }],
+        total: 1,
+        org_name: 'Offline Org',
+      })
+      // Now the same CLI goes through the running server.
+      const { api_key: second } = await runCliJson<{ api_key: string }>(dataDir, ['key', 'create', '--org', org.org_id])
+      expect((await server.request('/api/v1/templates', { key: second })).status).toBe(200)
+      expect(await server.stop()).toEqual({ code: 0, signal: null })
+    },
+    TIMEOUT_MS,
+  )
 })
 
 describe.skipIf(usingPostgres)('CLI while a server is starting', () => {
@@ -350,23 +447,27 @@ describe.skipIf(usingPostgres)('CLI while a server is starting', () => {
    * socket comes up only once the CLI has (on any sane machine) found none and is waiting for
    * the lock. Either way the command must run, exactly once, in the server.
    */
-  test('a command issued before the admin socket is up runs once the server serves it', async () => {
-    const dataDir = makeTempDir('cli-starting')
-    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' })
-    const services = await createServices(config, await openInstanceDatabase(config), createLogger(config))
-    try {
-      const cli = runCli(dataDir, ['org', 'create', '--name', 'Early bird'])
-      await new Promise((resolve) => setTimeout(resolve, 8_000))
-      const socket = await startAdminSocket(services)
-      const result = await cli
-      await socket.close()
-      expect(result.stderr).toBe('')
-      expect(result.code).toBe(0)
-      const org = JSON.parse(result.stdout) as CreatedOrg
-      const { api_key } = (await executeAdminCommand(services, { name: 'key.create', orgId: org.org_id })) as { api_key: string }
-      expect(api_key).toMatch(API_KEY)
-    } finally {
-      await services.close()
-    }
-  }, TIMEOUT_MS)
+  test(
+    'a command issued before the admin socket is up runs once the server serves it',
+    async () => {
+      const dataDir = makeTempDir('cli-starting')
+      const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' })
+      const services = await createServices(config, await openInstanceDatabase(config), createLogger(config))
+      try {
+        const cli = runCli(dataDir, ['org', 'create', '--name', 'Early bird'])
+        await new Promise((resolve) => setTimeout(resolve, 8_000))
+        const socket = await startAdminSocket(services)
+        const result = await cli
+        await socket.close()
+        expect(result.stderr).toBe('')
+        expect(result.code).toBe(0)
+        const org = JSON.parse(result.stdout) as CreatedOrg
+        const { api_key } = (await executeAdminCommand(services, { name: 'key.create', orgId: org.org_id })) as { api_key: string }
+        expect(api_key).toMatch(API_KEY)
+      } finally {
+        await services.close()
+      }
+    },
+    TIMEOUT_MS,
+  )
 })

@@ -71,13 +71,19 @@ describe('REQUEST_TIMEOUT_MS: the whole request must arrive in time', () => {
     }
     expect(sent).toBeLessThan(body.length - 1)
     expect(connection.received()).toMatch(/^HTTP\/1\.1 408 /)
-    expect(connection.received().split('\r\n\r\n')[1]).toBe('{"error":"The request did not arrive within REQUEST_TIMEOUT_MS; the connection is closed.","code":"request_timeout"}')
+    expect(connection.received().split('\r\n\r\n')[1]).toBe(
+      '{"error":"The request did not arrive within REQUEST_TIMEOUT_MS; the connection is closed.","code":"request_timeout"}',
+    )
     const list = await bodyOf<{ total: number }>(await server.request('/api/v1/documents', { key: org.apiKey }))
     expect(list.total).toBe(0)
   }, 20_000)
 
   it('leaves normal requests alone, and a keep-alive connection may wait longer than the timeout between requests', async () => {
-    const created = await server.request('/api/v1/documents', { method: 'POST', key: org.apiKey, json: { template_id: org.templateId, signer: { email: 'a@example.com' } } })
+    const created = await server.request('/api/v1/documents', {
+      method: 'POST',
+      key: org.apiKey,
+      json: { template_id: org.templateId, signer: { email: 'a@example.com' } },
+    })
     expect(created.status).toBe(201)
 
     const agent = new Agent({ keepAlive: true, maxSockets: 1 })
@@ -159,7 +165,8 @@ describe('MAX_REQUESTS_PER_SOCKET and MAX_CONNECTIONS', () => {
   })
 
   it('refuses connections beyond the cap, and accepts again once one has closed', async () => {
-    const connectionCount = () => new Promise<number>((resolve, reject) => server.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))))
+    const connectionCount = () =>
+      new Promise<number>((resolve, reject) => server.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))))
     await until(async () => (await connectionCount()) === 0)
     const held = [await openConnection(server), await openConnection(server)]
     await until(async () => (await connectionCount()) === 2)

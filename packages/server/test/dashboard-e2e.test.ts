@@ -6,7 +6,15 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uniqueEmail } from './helpers/api.ts'
 import { launchChromium } from './helpers/browser.ts'
-import { dashboardContext, linkFromMail, openDashboardPage, sendTestEvent, seriousAccessibilityViolations, signedInDashboardContext, takeShownSigningSecret } from './helpers/dashboard.ts'
+import {
+  dashboardContext,
+  linkFromMail,
+  openDashboardPage,
+  sendTestEvent,
+  seriousAccessibilityViolations,
+  signedInDashboardContext,
+  takeShownSigningSecret,
+} from './helpers/dashboard.ts'
 import { makePdf } from './helpers/pdf.ts'
 import { rgbaPng } from './helpers/png.ts'
 import { postSeal } from './helpers/seals.ts'
@@ -86,7 +94,10 @@ describe.runIf(haveTools('chromium', 'qpdf', 'pdftotext'))('the dashboard, end t
     const cookie = (await context.cookies()).find((c) => c.name === 'signet_session')?.value
     expect(cookie).toBeTruthy()
     asPerson = sessionFetch(server.url, cookie!)
-    const me = (await (await asPerson('/api/v1/me')).json()) as { user: { email: string; email_verified: boolean }; workspace: { name: string; role: string; plan: string } }
+    const me = (await (await asPerson('/api/v1/me')).json()) as {
+      user: { email: string; email_verified: boolean }
+      workspace: { name: string; role: string; plan: string }
+    }
     expect(me.user).toMatchObject({ email: person.email, email_verified: true })
     expect(me.workspace).toMatchObject({ name: person.workspace, role: 'owner', plan: 'free' })
   })
@@ -109,7 +120,10 @@ describe.runIf(haveTools('chromium', 'qpdf', 'pdftotext'))('the dashboard, end t
     await page.getByRole('button', { name: 'Save fields' }).click()
     await shows(page, page.getByText('All changes saved.'))
 
-    const stored = (await (await asPerson(`/api/v1/templates/${templateId}`)).json()) as { roles: number[]; fields: { role: number; type: string; page: number; x: number; y: number }[] }
+    const stored = (await (await asPerson(`/api/v1/templates/${templateId}`)).json()) as {
+      roles: number[]
+      fields: { role: number; type: string; page: number; x: number; y: number }[]
+    }
     expect(stored.roles).toEqual([0, 1])
     const summary = stored.fields.map((f) => ({ role: f.role, type: f.type, page: f.page, x: Math.round(f.x / 10), y: Math.round(f.y / 10) }))
     expect(summary).toEqual(
@@ -129,7 +143,10 @@ describe.runIf(haveTools('chromium', 'qpdf', 'pdftotext'))('the dashboard, end t
     const orgRow = operatorPage.getByRole('row', { name: new RegExp(person.workspace) })
     await orgRow.getByRole('combobox', { name: `Plan of ${person.workspace}` }).click()
     await operatorPage.getByRole('option', { name: 'Pro' }).click()
-    await operatorPage.getByRole('alertdialog', { name: `Move ${person.workspace} to the Pro plan?` }).getByRole('button', { name: 'Move to Pro' }).click()
+    await operatorPage
+      .getByRole('alertdialog', { name: `Move ${person.workspace} to the Pro plan?` })
+      .getByRole('button', { name: 'Move to Pro' })
+      .click()
     await expect.poll(() => orgRow.getByRole('combobox').textContent()).toBe('Pro')
 
     await page.goto(`${server.url}/app/`)
@@ -148,138 +165,167 @@ describe.runIf(haveTools('chromium', 'qpdf', 'pdftotext'))('the dashboard, end t
     expect(JSON.parse(test!.body)).toMatchObject({ event: 'test' })
   })
 
-  it('4. sends the template to two signers, both sign on the signer page, and the completed document shows its audit trail and a signed PDF that passes qpdf --check', { timeout: 90_000 }, async () => {
-    await nav('Templates')
-    await page.getByRole('link', { name: 'Send Freight contract' }).click()
-    await page.getByRole('heading', { level: 1, name: 'Send a document' }).waitFor()
-    for (const [index, signer] of signers.entries()) {
-      const party = page.getByRole('group', { name: `Party ${index + 1}` })
-      await party.getByRole('textbox', { name: 'E-mail' }).fill(signer.email)
-      await party.getByRole('textbox', { name: 'Name' }).fill(signer.name)
-    }
-    await page.getByRole('button', { name: 'Send for signature' }).click()
-    await shows(page, page.getByRole('heading', { name: 'Sent' }))
-    await page.getByRole('link', { name: 'View the document' }).click()
-    await page.waitForURL(/\/app\/documents\/[0-9a-f-]{36}$/)
-    documentId = page.url().split('/').pop() ?? ''
-    await page.getByRole('heading', { level: 1, name: 'Freight contract' }).waitFor()
+  it(
+    '4. sends the template to two signers, both sign on the signer page, and the completed document shows its audit trail and a signed PDF that passes qpdf --check',
+    { timeout: 90_000 },
+    async () => {
+      await nav('Templates')
+      await page.getByRole('link', { name: 'Send Freight contract' }).click()
+      await page.getByRole('heading', { level: 1, name: 'Send a document' }).waitFor()
+      for (const [index, signer] of signers.entries()) {
+        const party = page.getByRole('group', { name: `Party ${index + 1}` })
+        await party.getByRole('textbox', { name: 'E-mail' }).fill(signer.email)
+        await party.getByRole('textbox', { name: 'Name' }).fill(signer.name)
+      }
+      await page.getByRole('button', { name: 'Send for signature' }).click()
+      await shows(page, page.getByRole('heading', { name: 'Sent' }))
+      await page.getByRole('link', { name: 'View the document' }).click()
+      await page.waitForURL(/\/app\/documents\/[0-9a-f-]{36}$/)
+      documentId = page.url().split('/').pop() ?? ''
+      await page.getByRole('heading', { level: 1, name: 'Freight contract' }).waitFor()
 
-    for (const signer of signers) await signOnSignerPage(signer)
+      for (const signer of signers) await signOnSignerPage(signer)
 
-    // The signed PDF is produced by a job after the last signature: the page, opened at once, shows Download
-    // when it is ready without being reloaded (it reads the document again while the PDF is pending).
-    let loads = 0
-    page.on('load', () => loads++)
-    await openDashboardPage(page, server, `/documents/${documentId}`, 'Freight contract')
-    const signedPdf = page.getByRole('button', { name: 'Download', exact: true })
-    await signedPdf.waitFor({ timeout: 30_000 })
-    expect(loads).toBe(1)
-    expect(await page.locator('h1 + p').textContent()).toMatch(/Completed \S/)
-    await expect.poll(() => card('Status').textContent()).toContain('Completed')
-    const signersCard = await card('Signers').textContent()
-    for (const signer of signers) expect(signersCard).toContain(signer.email)
-    expect(await card('Signers').getByText(/^Party \d · Signed /).count()).toBe(2)
-    await page.getByText('Hash chain intact').waitFor()
-    const events = await card('Audit trail').locator('li').allTextContents()
-    expect(events.filter((e) => /^Signed(?! PDF)/.test(e))).toHaveLength(2)
-    expect(events.filter((e) => /^(Completed|Signed PDF produced)/.test(e))).toHaveLength(2)
-    const audit = (await (await asPerson(`/api/v1/documents/${documentId}/audit`)).json()) as { chain_valid: boolean }
-    expect(audit.chain_valid).toBe(true)
-    await expectAccessible(page, '/documents/$id (completed)')
+      // The signed PDF is produced by a job after the last signature: the page, opened at once, shows Download
+      // when it is ready without being reloaded (it reads the document again while the PDF is pending).
+      let loads = 0
+      page.on('load', () => loads++)
+      await openDashboardPage(page, server, `/documents/${documentId}`, 'Freight contract')
+      const signedPdf = page.getByRole('button', { name: 'Download', exact: true })
+      await signedPdf.waitFor({ timeout: 30_000 })
+      expect(loads).toBe(1)
+      expect(await page.locator('h1 + p').textContent()).toMatch(/Completed \S/)
+      await expect.poll(() => card('Status').textContent()).toContain('Completed')
+      const signersCard = await card('Signers').textContent()
+      for (const signer of signers) expect(signersCard).toContain(signer.email)
+      expect(
+        await card('Signers')
+          .getByText(/^Party \d · Signed /)
+          .count(),
+      ).toBe(2)
+      await page.getByText('Hash chain intact').waitFor()
+      const events = await card('Audit trail').locator('li').allTextContents()
+      expect(events.filter((e) => /^Signed(?! PDF)/.test(e))).toHaveLength(2)
+      expect(events.filter((e) => /^(Completed|Signed PDF produced)/.test(e))).toHaveLength(2)
+      const audit = (await (await asPerson(`/api/v1/documents/${documentId}/audit`)).json()) as { chain_valid: boolean }
+      expect(audit.chain_valid).toBe(true)
+      await expectAccessible(page, '/documents/$id (completed)')
 
-    const [download] = await Promise.all([page.waitForEvent('download'), signedPdf.click()])
-    // Without a title of its own, a document is called after its template and first signer.
-    expect(download.suggestedFilename()).toBe(`Freight contract — ${signers[0]?.name}.pdf`)
-    const pdfPath = join(work, 'signed.pdf')
-    await download.saveAs(pdfPath)
-    expect(execFileSync('qpdf', ['--check', pdfPath], { encoding: 'utf8' })).toContain('No syntax or stream encoding errors')
-    // The certificate page (a legal record) names each signer's party as the dashboard does: Party 1 is the first signer.
-    const certificateLines = execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', pdfPath, '-'], { encoding: 'utf8' }).split('\n')
-    for (const [index, signer] of signers.entries()) {
-      const onCertificate = certificateLines.find((line) => line.includes(signer.name) && /Party \d+/.test(line))?.match(/Party \d+/)?.[0]
-      const onPage = (await card('Signers').locator('li', { hasText: signer.email }).textContent())?.match(/Party \d+/)?.[0]
-      expect({ onCertificate, onPage }).toEqual({ onCertificate: `Party ${index + 1}`, onPage: `Party ${index + 1}` })
-    }
+      const [download] = await Promise.all([page.waitForEvent('download'), signedPdf.click()])
+      // Without a title of its own, a document is called after its template and first signer.
+      expect(download.suggestedFilename()).toBe(`Freight contract — ${signers[0]?.name}.pdf`)
+      const pdfPath = join(work, 'signed.pdf')
+      await download.saveAs(pdfPath)
+      expect(execFileSync('qpdf', ['--check', pdfPath], { encoding: 'utf8' })).toContain('No syntax or stream encoding errors')
+      // The certificate page (a legal record) names each signer's party as the dashboard does: Party 1 is the first signer.
+      const certificateLines = execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', pdfPath, '-'], { encoding: 'utf8' }).split('\n')
+      for (const [index, signer] of signers.entries()) {
+        const onCertificate = certificateLines.find((line) => line.includes(signer.name) && /Party \d+/.test(line))?.match(/Party \d+/)?.[0]
+        const onPage = (await card('Signers').locator('li', { hasText: signer.email }).textContent())?.match(/Party \d+/)?.[0]
+        expect({ onCertificate, onPage }).toEqual({ onCertificate: `Party ${index + 1}`, onPage: `Party ${index + 1}` })
+      }
 
-    // The document's real events reached the receiver and fill the endpoint's delivery log.
-    await nav('Webhooks')
-    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor()
-    await expect
-      .poll(() => receiver.received.map((r) => (JSON.parse(r.body) as { event: string }).event).sort(), { timeout: 20_000 })
-      .toEqual(['document.completed', 'document.signed', 'document.signed', 'document.viewed', 'document.viewed', 'test'])
-    expect(receiver.received.every((r) => r.signatureValid)).toBe(true)
-    // The server records each answer just after the receiver sends it: open the log once all are recorded.
-    const { webhooks } = (await (await asPerson('/api/v1/webhooks')).json()) as { webhooks: { id: string }[] }
-    await expect
-      .poll(async () => ((await (await asPerson(`/api/v1/webhooks/${webhooks[0]?.id ?? ''}/deliveries`)).json()) as { deliveries: { status: string }[] }).deliveries.map((d) => d.status))
-      .toEqual(['delivered', 'delivered', 'delivered', 'delivered', 'delivered'])
-    await page.getByRole('button', { name: 'Deliveries' }).click()
-    const log = page.getByRole('region', { name: 'Delivery log' })
-    const completed = log.getByRole('row', { name: /document\.completed/ })
-    await completed.waitFor()
-    expect(await completed.textContent()).toMatch(/delivered/i)
-    await completed.getByRole('button', { name: 'Details' }).click()
-    await log.getByText(/Attempt 1 · .* · HTTP 200 · \d+ ms/).first().waitFor()
-    await expectAccessible(page, '/settings/webhooks (delivery log)')
-  })
+      // The document's real events reached the receiver and fill the endpoint's delivery log.
+      await nav('Webhooks')
+      await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor()
+      await expect
+        .poll(() => receiver.received.map((r) => (JSON.parse(r.body) as { event: string }).event).sort(), { timeout: 20_000 })
+        .toEqual(['document.completed', 'document.signed', 'document.signed', 'document.viewed', 'document.viewed', 'test'])
+      expect(receiver.received.every((r) => r.signatureValid)).toBe(true)
+      // The server records each answer just after the receiver sends it: open the log once all are recorded.
+      const { webhooks } = (await (await asPerson('/api/v1/webhooks')).json()) as { webhooks: { id: string }[] }
+      await expect
+        .poll(async () =>
+          ((await (await asPerson(`/api/v1/webhooks/${webhooks[0]?.id ?? ''}/deliveries`)).json()) as { deliveries: { status: string }[] }).deliveries.map(
+            (d) => d.status,
+          ),
+        )
+        .toEqual(['delivered', 'delivered', 'delivered', 'delivered', 'delivered'])
+      await page.getByRole('button', { name: 'Deliveries' }).click()
+      const log = page.getByRole('region', { name: 'Delivery log' })
+      const completed = log.getByRole('row', { name: /document\.completed/ })
+      await completed.waitFor()
+      expect(await completed.textContent()).toMatch(/delivered/i)
+      await completed.getByRole('button', { name: 'Details' }).click()
+      await log
+        .getByText(/Attempt 1 · .* · HTTP 200 · \d+ ms/)
+        .first()
+        .waitFor()
+      await expectAccessible(page, '/settings/webhooks (delivery log)')
+    },
+  )
 
-  it('4b. a document whose expiry passed shows as Expired, one its sender voided as Voided; the API says why in voided_reason', { timeout: 30_000 }, async () => {
-    const send = async (title: string, expiresInMs?: number) => {
-      const expires = expiresInMs ? { expires_at: new Date(Date.now() + expiresInMs).toISOString() } : {}
-      const json = { template_id: templateId, title, signers: signers.map((signer, role) => ({ role, email: signer.email })), ...expires }
-      const response = await asPerson('/api/v1/documents', { method: 'POST', json })
-      expect(response.status).toBe(201)
-      return ((await response.json()) as { id: string }).id
-    }
-    const readDocument = async (id: string) => (await (await asPerson(`/api/v1/documents/${id}`)).json()) as { status: string; voided_reason: string | null }
-    const lapsed = await send('Lapsed freight quote', 1500)
-    const withdrawn = await send('Withdrawn freight quote')
-    expect((await asPerson(`/api/v1/documents/${withdrawn}/void`, { method: 'POST' })).status).toBe(200)
-    // The server's expiry job (every 100 ms here) voids the lapsed one once its expiry passes.
-    await expect.poll(() => readDocument(lapsed), { timeout: 10_000 }).toEqual(expect.objectContaining({ status: 'voided', voided_reason: 'expired' }))
-    expect(await readDocument(withdrawn)).toMatchObject({ status: 'voided', voided_reason: 'sender' })
+  it(
+    '4b. a document whose expiry passed shows as Expired, one its sender voided as Voided; the API says why in voided_reason',
+    { timeout: 30_000 },
+    async () => {
+      const send = async (title: string, expiresInMs?: number) => {
+        const expires = expiresInMs ? { expires_at: new Date(Date.now() + expiresInMs).toISOString() } : {}
+        const json = { template_id: templateId, title, signers: signers.map((signer, role) => ({ role, email: signer.email })), ...expires }
+        const response = await asPerson('/api/v1/documents', { method: 'POST', json })
+        expect(response.status).toBe(201)
+        return ((await response.json()) as { id: string }).id
+      }
+      const readDocument = async (id: string) => (await (await asPerson(`/api/v1/documents/${id}`)).json()) as { status: string; voided_reason: string | null }
+      const lapsed = await send('Lapsed freight quote', 1500)
+      const withdrawn = await send('Withdrawn freight quote')
+      expect((await asPerson(`/api/v1/documents/${withdrawn}/void`, { method: 'POST' })).status).toBe(200)
+      // The server's expiry job (every 100 ms here) voids the lapsed one once its expiry passes.
+      await expect.poll(() => readDocument(lapsed), { timeout: 10_000 }).toEqual(expect.objectContaining({ status: 'voided', voided_reason: 'expired' }))
+      expect(await readDocument(withdrawn)).toMatchObject({ status: 'voided', voided_reason: 'sender' })
 
-    await openDashboardPage(page, server, `/documents/${lapsed}`, 'Lapsed freight quote')
-    await expect.poll(() => card('Status').textContent()).toContain('Expired')
-    await card('Audit trail').getByText('Expired', { exact: true }).waitFor()
-    await openDashboardPage(page, server, `/documents/${withdrawn}`, 'Withdrawn freight quote')
-    await expect.poll(() => card('Status').textContent()).toContain('Voided')
-    expect(await card('Status').textContent()).not.toContain('Expired')
-  })
+      await openDashboardPage(page, server, `/documents/${lapsed}`, 'Lapsed freight quote')
+      await expect.poll(() => card('Status').textContent()).toContain('Expired')
+      await card('Audit trail').getByText('Expired', { exact: true }).waitFor()
+      await openDashboardPage(page, server, `/documents/${withdrawn}`, 'Withdrawn freight quote')
+      await expect.poll(() => card('Status').textContent()).toContain('Voided')
+      expect(await card('Status').textContent()).not.toContain('Expired')
+    },
+  )
 
-  it('4c. the documents list says who each document is for and how far it got, with a tab per status, and stacks its rows on a phone', { timeout: 30_000 }, async () => {
-    await nav('Documents')
-    await page.getByRole('heading', { level: 1, name: 'Documents' }).waitFor()
-    const rows = page.getByRole('list', { name: 'Documents' }).getByRole('listitem')
-    const freight = rows.filter({ hasText: 'Freight contract — Ines Alvarez' })
-    await freight.waitFor()
-    const names = signers.map((signer) => signer.name).join(', ')
-    expect(await freight.textContent()).toContain(names)
-    expect(await freight.textContent()).toContain('2 of 2 signed')
-    expect(await rows.filter({ hasText: 'Withdrawn freight quote' }).textContent()).toContain('0 of 2 signed')
-    const tabs = page.getByRole('navigation', { name: 'Document status' })
-    expect((await tabs.getByRole('link').allTextContents()).slice(0, 5)).toEqual(['All3', 'Waiting for signatures0', 'Completed1', 'Declined0', 'Voided or expired2'])
+  it(
+    '4c. the documents list says who each document is for and how far it got, with a tab per status, and stacks its rows on a phone',
+    { timeout: 30_000 },
+    async () => {
+      await nav('Documents')
+      await page.getByRole('heading', { level: 1, name: 'Documents' }).waitFor()
+      const rows = page.getByRole('list', { name: 'Documents' }).getByRole('listitem')
+      const freight = rows.filter({ hasText: 'Freight contract — Ines Alvarez' })
+      await freight.waitFor()
+      const names = signers.map((signer) => signer.name).join(', ')
+      expect(await freight.textContent()).toContain(names)
+      expect(await freight.textContent()).toContain('2 of 2 signed')
+      expect(await rows.filter({ hasText: 'Withdrawn freight quote' }).textContent()).toContain('0 of 2 signed')
+      const tabs = page.getByRole('navigation', { name: 'Document status' })
+      expect((await tabs.getByRole('link').allTextContents()).slice(0, 5)).toEqual([
+        'All3',
+        'Waiting for signatures0',
+        'Completed1',
+        'Declined0',
+        'Voided or expired2',
+      ])
 
-    await tabs.getByRole('link', { name: /^Voided or expired/ }).click()
-    await expect.poll(() => rows.count()).toBe(2)
-    expect(new URL(page.url()).searchParams.get('status')).toBe('voided')
-    // Search as one types: the address and the rows follow once typing pauses.
-    await page.getByRole('searchbox', { name: 'Search documents' }).fill('lapsed')
-    await expect.poll(() => new URL(page.url()).searchParams.get('search')).toBe('lapsed')
-    await expect.poll(() => rows.allTextContents()).toEqual([expect.stringContaining('Lapsed freight quote')])
-    await page.screenshot({ path: '/tmp/documents-list-1280.png', fullPage: true })
+      await tabs.getByRole('link', { name: /^Voided or expired/ }).click()
+      await expect.poll(() => rows.count()).toBe(2)
+      expect(new URL(page.url()).searchParams.get('status')).toBe('voided')
+      // Search as one types: the address and the rows follow once typing pauses.
+      await page.getByRole('searchbox', { name: 'Search documents' }).fill('lapsed')
+      await expect.poll(() => new URL(page.url()).searchParams.get('search')).toBe('lapsed')
+      await expect.poll(() => rows.allTextContents()).toEqual([expect.stringContaining('Lapsed freight quote')])
+      await page.screenshot({ path: '/tmp/documents-list-1280.png', fullPage: true })
 
-    await page.setViewportSize({ width: 390, height: 844 })
-    await page.goto(`${server.url}/app/documents`)
-    await freight.waitFor()
-    expect(await page.evaluate(() => (document.scrollingElement?.scrollWidth ?? 0) <= window.innerWidth)).toBe(true)
-    // A card: the title, then the status and progress under it, not beside it.
-    const title = await freight.getByRole('link', { name: /^Freight contract/ }).boundingBox()
-    const progress = await freight.getByText('2 of 2 signed').boundingBox()
-    expect(progress!.y).toBeGreaterThan(title!.y + title!.height)
-    await page.screenshot({ path: '/tmp/documents-list-390.png', fullPage: true })
-    await page.setViewportSize({ width: 1280, height: 800 })
-  })
+      await page.setViewportSize({ width: 390, height: 844 })
+      await page.goto(`${server.url}/app/documents`)
+      await freight.waitFor()
+      expect(await page.evaluate(() => (document.scrollingElement?.scrollWidth ?? 0) <= window.innerWidth)).toBe(true)
+      // A card: the title, then the status and progress under it, not beside it.
+      const title = await freight.getByRole('link', { name: /^Freight contract/ }).boundingBox()
+      const progress = await freight.getByText('2 of 2 signed').boundingBox()
+      expect(progress!.y).toBeGreaterThan(title!.y + title!.height)
+      await page.screenshot({ path: '/tmp/documents-list-390.png', fullPage: true })
+      await page.setViewportSize({ width: 1280, height: 800 })
+    },
+  )
 
   it('5. creates an API key that is shown once and works, revokes it, and the revoked key gets 401 at once', { timeout: 60_000 }, async () => {
     const apiKey = await createKeyInDashboard('Warehouse system')
@@ -348,7 +394,13 @@ describe.runIf(haveTools('chromium', 'qpdf', 'pdftotext'))('the dashboard, end t
     await nav('Identity check')
     await page.getByRole('heading', { level: 1, name: 'Identity check' }).waitFor()
     await page.getByLabel('Legal name').fill('Harbour Freight Cooperative Ltd')
-    const png = rgbaPng(2, 2, Buffer.alloc(2 * (1 + 2 * 4), 0x7f).fill(0, 0, 1).fill(0, 9, 10))
+    const png = rgbaPng(
+      2,
+      2,
+      Buffer.alloc(2 * (1 + 2 * 4), 0x7f)
+        .fill(0, 0, 1)
+        .fill(0, 9, 10),
+    )
     await page.getByLabel('ID document').setInputFiles({ name: 'register-extract.png', mimeType: 'image/png', buffer: png })
     await page.getByRole('button', { name: 'Submit for review' }).click()
     await shows(page, page.getByText(/Submitted .* for Harbour Freight Cooperative Ltd\. It is waiting for a decision/))
@@ -379,7 +431,10 @@ async function shows(p: Page, locator: Locator): Promise<void> {
     await locator.waitFor()
   } catch (error) {
     const alerts = await p.getByRole('alert').allInnerTexts()
-    const body = await p.locator('body').innerText().catch(() => '(no page)')
+    const body = await p
+      .locator('body')
+      .innerText()
+      .catch(() => '(no page)')
     throw new Error(`${(error as Error).message.split('\n')[0]}\nat ${p.url()}\nalerts: ${JSON.stringify(alerts)}\npage text:\n${body.slice(0, 1500)}`)
   }
 }

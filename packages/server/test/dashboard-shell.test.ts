@@ -147,7 +147,10 @@ describe('a new person', BROWSER_WALK, () => {
   })
 
   it('signs out from the user menu and logs back in', async () => {
-    await page.getByRole('button', { name: /account menu/ }).first().click()
+    await page
+      .getByRole('button', { name: /account menu/ })
+      .first()
+      .click()
     await page.getByRole('menuitem', { name: 'Sign out' }).click()
     await page.waitForURL(`${server.url}/app/login`)
     expect((await server.request('/api/v1/me', { headers: { cookie: await cookieHeader() } })).status).toBe(401)
@@ -361,7 +364,13 @@ describe('the person, on the Pro plan', BROWSER_WALK, () => {
   it('submits the identity check, which the operator approves after viewing the document', async () => {
     await openDashboardPage(page, server, '/settings/identity', 'Identity check')
     await page.getByLabel('Legal name').fill('Analytical Engines Ltd')
-    const png = rgbaPng(2, 2, Buffer.alloc(2 * (1 + 2 * 4), 0x7f).fill(0, 0, 1).fill(0, 9, 10))
+    const png = rgbaPng(
+      2,
+      2,
+      Buffer.alloc(2 * (1 + 2 * 4), 0x7f)
+        .fill(0, 0, 1)
+        .fill(0, 9, 10),
+    )
     await page.getByLabel('ID document').setInputFiles({ name: 'register-extract.png', mimeType: 'image/png', buffer: png })
     await page.getByRole('button', { name: 'Submit for review' }).click()
     await page.getByText(/Submitted .* for Analytical Engines Ltd\. It is waiting for a decision/).waitFor()
@@ -457,7 +466,10 @@ describe('every page on a phone', BROWSER_WALK, () => {
     const found: string[] = []
     for (const [path, heading] of pages) {
       await openDashboardPage(phonePage, server, path, heading)
-      const { scrollWidth, innerWidth } = await phonePage.evaluate(() => ({ scrollWidth: document.scrollingElement?.scrollWidth ?? 0, innerWidth: window.innerWidth }))
+      const { scrollWidth, innerWidth } = await phonePage.evaluate(() => ({
+        scrollWidth: document.scrollingElement?.scrollWidth ?? 0,
+        innerWidth: window.innerWidth,
+      }))
       if (scrollWidth > innerWidth) found.push(`${path} is ${scrollWidth} px wide`)
       found.push(...(await seriousAccessibilityViolations(phonePage)).map((finding) => `${path}: ${finding}`))
     }

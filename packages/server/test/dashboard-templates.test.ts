@@ -47,7 +47,10 @@ async function expectAccessible(page: Page, what: string): Promise<void> {
 /** With SIGNET_SCREENSHOTS=1: docs/screenshots/dashboard-<name>-desktop.png and -phone.png of the page as it is. */
 async function shoot(page: Page, name: string): Promise<void> {
   if (!SCREENSHOT_DIR) return
-  for (const [label, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [label, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     await page.setViewportSize(viewport)
     await page.waitForTimeout(300) // pages redraw their canvases at the new width
     await page.screenshot({ path: join(SCREENSHOT_DIR, `dashboard-${name}-${label}.png`) })
@@ -127,7 +130,10 @@ describe('the template field editor', () => {
 
     const response = await server.request(`/api/v1/templates/${templateId}`, { key: apiKey })
     expect(response.status).toBe(200)
-    const stored = (await response.json()) as { roles: number[]; fields: { role: number; type: string; page: number; x: number; y: number; width: number; height: number }[] }
+    const stored = (await response.json()) as {
+      roles: number[]
+      fields: { role: number; type: string; page: number; x: number; y: number; width: number; height: number }[]
+    }
     expect(stored.roles).toEqual([0, 1])
     const expected = [
       { role: 0, type: 'signature', page: 2, x: 72, y: 500, width: 180, height: 40 },
@@ -152,7 +158,11 @@ describe('the template field editor', () => {
 
   it('drags a field onto another page and resizes it from its corner', { timeout: 60_000 }, async () => {
     const page = await context.newPage()
-    const { id } = await server.createTemplate(orgId, { name: 'Drag test', pages: 2, fields: [{ role: 0, type: 'signature', page: 1, x: 100, y: 100, width: 180, height: 40 }] })
+    const { id } = await server.createTemplate(orgId, {
+      name: 'Drag test',
+      pages: 2,
+      fields: [{ role: 0, type: 'signature', page: 1, x: 100, y: 100, width: 180, height: 40 }],
+    })
     await page.goto(`${server.url}/app/templates/${id}`)
     const field = page.getByRole('button', { name: 'Signature field, Party 1, page 1' })
     await field.waitFor()
@@ -190,7 +200,9 @@ describe('the template field editor', () => {
     // Numbers typed into the panel are kept on the page.
     await page.getByLabel('X', { exact: true }).fill('9999')
     await page.getByLabel('X', { exact: true }).press('Enter')
-    await expect.poll(async () => Number(await page.getByLabel('X', { exact: true }).inputValue()) + Number(await page.getByLabel('Width', { exact: true }).inputValue())).toBeCloseTo(612, 1)
+    await expect
+      .poll(async () => Number(await page.getByLabel('X', { exact: true }).inputValue()) + Number(await page.getByLabel('Width', { exact: true }).inputValue()))
+      .toBeCloseTo(612, 1)
     await page.close()
   })
 })
@@ -219,7 +231,12 @@ function rotatedCroppedPdf(): Uint8Array<ArrayBuffer> {
 
 describe('a rotated page with a CropBox', () => {
   it('shows the page as displayed and stores a clicked field in the same points the server measures', { timeout: 60_000 }, async () => {
-    const upload = await server.request('/api/v1/templates?name=Rotated', { method: 'POST', key: apiKey, headers: { 'content-type': 'application/pdf' }, body: rotatedCroppedPdf() })
+    const upload = await server.request('/api/v1/templates?name=Rotated', {
+      method: 'POST',
+      key: apiKey,
+      headers: { 'content-type': 'application/pdf' },
+      body: rotatedCroppedPdf(),
+    })
     expect(upload.status).toBe(201)
     const template = (await upload.json()) as { id: string; pages: { width: number; height: number }[] }
     // The visible box is 540 × 648 points; turned a quarter, it is displayed 648 wide and 540 high.
@@ -239,7 +256,9 @@ describe('a rotated page with a CropBox', () => {
     await page.getByRole('button', { name: 'Save fields' }).click()
     await page.getByText('All changes saved.').waitFor()
 
-    const stored = (await (await server.request(`/api/v1/templates/${template.id}`, { key: apiKey })).json()) as { fields: { x: number; y: number; width: number; height: number }[] }
+    const stored = (await (await server.request(`/api/v1/templates/${template.id}`, { key: apiKey })).json()) as {
+      fields: { x: number; y: number; width: number; height: number }[]
+    }
     expect(stored.fields).toHaveLength(1)
     const [field] = stored.fields
     expect(Math.abs((field?.x ?? NaN) - 500)).toBeLessThanOrEqual(1)
@@ -251,66 +270,76 @@ describe('a rotated page with a CropBox', () => {
 })
 
 describe('sending, the documents pages and bulk send', () => {
-  it('places an error under the control its field points at, in words for people; sends, then finds, resends and voids the document', { timeout: 90_000 }, async () => {
-    const page = await context.newPage()
-    const { id: templateId } = await server.createTemplate(orgId, {
-      name: 'Two-party lease',
-      fields: [
-        { role: 0, type: 'signature', page: 1, x: 72, y: 600, width: 180, height: 40 },
-        { role: 1, type: 'signature', page: 1, x: 320, y: 600, width: 180, height: 40 },
-      ],
-    })
-    await page.goto(`${server.url}/app/send?template=${templateId}`)
-    const party1 = page.getByRole('group', { name: 'Party 1' })
-    const party2 = page.getByRole('group', { name: 'Party 2' })
-    await party1.getByRole('textbox', { name: 'E-mail' }).fill('not-an-address')
-    await party2.getByRole('textbox', { name: 'E-mail' }).fill('tenant.two@example.com')
-    await party2.getByRole('textbox', { name: 'Name' }).fill('Tenant Two')
-    const refusal = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/v1/documents')
-    await page.getByRole('button', { name: 'Send for signature' }).click()
-    // Placed from the body's field, in people's words rather than the API's text.
-    expect(await (await refusal).json()).toEqual({ error: 'signers[0].email must be a valid e-mail address', code: 'validation_failed', field: '/signers/0/email' })
-    await expect.poll(() => party1.getByRole('alert').textContent()).toBe('Enter a valid email address')
-    expect(await page.getByText('signers[0]').count()).toBe(0)
-    expect(await party1.getByRole('textbox', { name: 'E-mail' }).getAttribute('aria-invalid')).toBe('true')
-    expect(await party2.getByRole('textbox', { name: 'E-mail' }).getAttribute('aria-invalid')).toBeNull()
-    await expectAccessible(page, '/send (with an error)')
-    await party1.scrollIntoViewIfNeeded()
-    await shoot(page, 'send')
+  it(
+    'places an error under the control its field points at, in words for people; sends, then finds, resends and voids the document',
+    { timeout: 90_000 },
+    async () => {
+      const page = await context.newPage()
+      const { id: templateId } = await server.createTemplate(orgId, {
+        name: 'Two-party lease',
+        fields: [
+          { role: 0, type: 'signature', page: 1, x: 72, y: 600, width: 180, height: 40 },
+          { role: 1, type: 'signature', page: 1, x: 320, y: 600, width: 180, height: 40 },
+        ],
+      })
+      await page.goto(`${server.url}/app/send?template=${templateId}`)
+      const party1 = page.getByRole('group', { name: 'Party 1' })
+      const party2 = page.getByRole('group', { name: 'Party 2' })
+      await party1.getByRole('textbox', { name: 'E-mail' }).fill('not-an-address')
+      await party2.getByRole('textbox', { name: 'E-mail' }).fill('tenant.two@example.com')
+      await party2.getByRole('textbox', { name: 'Name' }).fill('Tenant Two')
+      const refusal = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/v1/documents')
+      await page.getByRole('button', { name: 'Send for signature' }).click()
+      // Placed from the body's field, in people's words rather than the API's text.
+      expect(await (await refusal).json()).toEqual({
+        error: 'signers[0].email must be a valid e-mail address',
+        code: 'validation_failed',
+        field: '/signers/0/email',
+      })
+      await expect.poll(() => party1.getByRole('alert').textContent()).toBe('Enter a valid email address')
+      expect(await page.getByText('signers[0]').count()).toBe(0)
+      expect(await party1.getByRole('textbox', { name: 'E-mail' }).getAttribute('aria-invalid')).toBe('true')
+      expect(await party2.getByRole('textbox', { name: 'E-mail' }).getAttribute('aria-invalid')).toBeNull()
+      await expectAccessible(page, '/send (with an error)')
+      await party1.scrollIntoViewIfNeeded()
+      await shoot(page, 'send')
 
-    await party1.getByRole('textbox', { name: 'E-mail' }).fill('landlord.one@example.com')
-    await page.getByRole('button', { name: 'Send for signature' }).click()
-    await page.getByRole('heading', { name: 'Sent' }).waitFor()
-    await page.getByRole('link', { name: 'View the document' }).click()
+      await party1.getByRole('textbox', { name: 'E-mail' }).fill('landlord.one@example.com')
+      await page.getByRole('button', { name: 'Send for signature' }).click()
+      await page.getByRole('heading', { name: 'Sent' }).waitFor()
+      await page.getByRole('link', { name: 'View the document' }).click()
 
-    await page.getByRole('heading', { name: 'Two-party lease', level: 1 }).waitFor()
-    await card(page, 'Signers').getByText(/^landlord\.one@example\.com/).waitFor()
-    await page.getByText('Hash chain intact').waitFor()
-    expect(await card(page, 'Audit trail').locator('li').first().textContent()).toMatch(/^Sent/)
-    await page.getByRole('button', { name: 'Resend the invitation to tenant.two@example.com' }).click()
-    await page.getByText('Invitation sent again to tenant.two@example.com', { exact: true }).waitFor()
-    await expectAccessible(page, '/documents/$id')
-    await shoot(page, 'document')
+      await page.getByRole('heading', { name: 'Two-party lease', level: 1 }).waitFor()
+      await card(page, 'Signers')
+        .getByText(/^landlord\.one@example\.com/)
+        .waitFor()
+      await page.getByText('Hash chain intact').waitFor()
+      expect(await card(page, 'Audit trail').locator('li').first().textContent()).toMatch(/^Sent/)
+      await page.getByRole('button', { name: 'Resend the invitation to tenant.two@example.com' }).click()
+      await page.getByText('Invitation sent again to tenant.two@example.com', { exact: true }).waitFor()
+      await expectAccessible(page, '/documents/$id')
+      await shoot(page, 'document')
 
-    await page.goto(`${server.url}/app/documents`)
-    await page.getByLabel('Search documents').fill('TENANT.two@')
-    await page.waitForURL(/search=TENANT/)
-    await page.getByRole('link', { name: 'Two-party lease' }).waitFor()
-    await expectAccessible(page, '/documents')
-    await shoot(page, 'documents')
-    await page.getByLabel('Search documents').fill('nobody-like-this@example.com')
-    await page.getByText('No documents match').waitFor()
+      await page.goto(`${server.url}/app/documents`)
+      await page.getByLabel('Search documents').fill('TENANT.two@')
+      await page.waitForURL(/search=TENANT/)
+      await page.getByRole('link', { name: 'Two-party lease' }).waitFor()
+      await expectAccessible(page, '/documents')
+      await shoot(page, 'documents')
+      await page.getByLabel('Search documents').fill('nobody-like-this@example.com')
+      await page.getByText('No documents match').waitFor()
 
-    // Typing replaces the address (no Back step per pause): clearing the search lists it again.
-    await page.getByLabel('Search documents').fill('')
-    await page.getByRole('link', { name: 'Two-party lease' }).click()
-    await page.getByRole('button', { name: 'More actions' }).click()
-    await page.getByRole('menuitem', { name: 'Void document…' }).click()
-    await page.getByRole('alertdialog').getByRole('button', { name: 'Void document' }).click()
-    await page.getByText('Document voided', { exact: true }).waitFor()
-    await expect.poll(() => card(page, 'Status').textContent()).toContain('Voided')
-    await page.close()
-  })
+      // Typing replaces the address (no Back step per pause): clearing the search lists it again.
+      await page.getByLabel('Search documents').fill('')
+      await page.getByRole('link', { name: 'Two-party lease' }).click()
+      await page.getByRole('button', { name: 'More actions' }).click()
+      await page.getByRole('menuitem', { name: 'Void document…' }).click()
+      await page.getByRole('alertdialog').getByRole('button', { name: 'Void document' }).click()
+      await page.getByText('Document voided', { exact: true }).waitFor()
+      await expect.poll(() => card(page, 'Status').textContent()).toContain('Voided')
+      await page.close()
+    },
+  )
 
   it('offers the signed PDF, the certificate and the verification link once a document is completed', { timeout: 90_000 }, async () => {
     const org: TestOrg = { orgId, apiKey, templateId: (await server.createTemplate(orgId, { name: 'Consulting agreement', fields: richFields([0]) })).id }
@@ -319,7 +348,11 @@ describe('sending, the documents pages and bulk send', () => {
     if (!signer) throw new Error('no signer')
     expect((await signer.finish(valuesFor(0))).status).toBe(200)
     await expect
-      .poll(async () => ((await (await server.request(`/api/v1/documents/${documentId}`, { key: apiKey })).json()) as { signed_pdf_status: string }).signed_pdf_status, { timeout: 30_000 })
+      .poll(
+        async () =>
+          ((await (await server.request(`/api/v1/documents/${documentId}`, { key: apiKey })).json()) as { signed_pdf_status: string }).signed_pdf_status,
+        { timeout: 30_000 },
+      )
       .toBe('ready')
 
     const page = await context.newPage()
@@ -358,7 +391,9 @@ describe('sending, the documents pages and bulk send', () => {
     await page.getByText('Done: 2 of 2 processed').waitFor()
     const counts = page.locator('dl[role="status"]')
     expect((await counts.textContent())?.replace(/\s+/g, ' ')).toBe('Sent2Skipped for cap0Skipped for time0Not sent (error)0')
-    const listed = (await (await server.request('/api/v1/documents?status=sent&search=cy@example.com', { key: apiKey })).json()) as { documents: { title: string }[] }
+    const listed = (await (await server.request('/api/v1/documents?status=sent&search=cy@example.com', { key: apiKey })).json()) as {
+      documents: { title: string }[]
+    }
     expect(listed.documents.map((d) => d.title)).toEqual(['Newsletter consent — Cy, Jr.'])
     await page.close()
   })

@@ -64,7 +64,10 @@ describe.runIf(haveTools('chromium'))('two-factor sign-in in the dashboard', () 
   it('1. sets up an authenticator app on the Security page, keeps the recovery codes, and signs in with password and code', BROWSER_WALK, async () => {
     await logIn(page, owner)
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor()
-    await page.getByRole('button', { name: /account menu/ }).first().click()
+    await page
+      .getByRole('button', { name: /account menu/ })
+      .first()
+      .click()
     await page.getByRole('menuitem', { name: 'Security' }).click()
     await page.getByRole('heading', { level: 1, name: 'Security' }).waitFor()
     await page.getByRole('heading', { name: 'Two-factor sign-in' }).waitFor()
@@ -125,7 +128,9 @@ describe.runIf(haveTools('chromium'))('two-factor sign-in in the dashboard', () 
     // A wrong code is refused beside the field, and the step stays (it allows five answers).
     await stepCode.fill('000000')
     await page.getByRole('button', { name: 'Verify and log in' }).click()
-    await fieldError(stepCode).getByText(/That code is not right/).waitFor()
+    await fieldError(stepCode)
+      .getByText(/That code is not right/)
+      .waitFor()
     await expectAccessible(page, '/login (second step, wrong code)')
 
     time.advance(TOTP_PERIOD_MS) // the set-up used this step's code: a code works once
@@ -157,7 +162,10 @@ describe.runIf(haveTools('chromium'))('two-factor sign-in in the dashboard', () 
 
     await openDashboardPage(page, site, '/account/security', 'Security')
     await page.getByText('8 of 10 codes left.').waitFor()
-    await page.getByRole('cell', { name: /A recovery code was used to sign in/ }).first().waitFor()
+    await page
+      .getByRole('cell', { name: /A recovery code was used to sign in/ })
+      .first()
+      .waitFor()
   })
 
   it('3. adds a passkey through the page, and signs in with password and passkey, and with the passkey alone', BROWSER_WALK, async () => {
@@ -176,7 +184,9 @@ describe.runIf(haveTools('chromium'))('two-factor sign-in in the dashboard', () 
     // Not the first second step: the recovery codes stay as they were, and no codes dialog opens.
     await page.getByText('8 of 10 codes left.').waitFor()
     expect(await page.getByRole('dialog').count()).toBe(0)
-    const { credentials } = (await authenticator.cdp.send('WebAuthn.getCredentials', { authenticatorId: authenticator.id })) as { credentials: { isResidentCredential: boolean; rpId: string }[] }
+    const { credentials } = (await authenticator.cdp.send('WebAuthn.getCredentials', { authenticatorId: authenticator.id })) as {
+      credentials: { isResidentCredential: boolean; rpId: string }[]
+    }
     expect(credentials).toEqual([expect.objectContaining({ isResidentCredential: true, rpId: 'localhost' })])
     await expectAccessible(page, '/account/security (a passkey)')
 
@@ -231,7 +241,10 @@ describe.runIf(haveTools('chromium'))('two-factor sign-in in the dashboard', () 
     await rule.waitFor()
     expect(await rule.getAttribute('aria-checked')).toBe('false')
     await page.getByRole('heading', { name: 'Members without a second step (1)' }).waitFor()
-    await page.getByRole('row', { name: /Bob Byron/ }).getByText('no second step').waitFor()
+    await page
+      .getByRole('row', { name: /Bob Byron/ })
+      .getByText('no second step')
+      .waitFor()
     await rule.click()
     const confirm = page.getByRole('alertdialog', { name: `Require a second sign-in step in ${workspace}?` })
     await confirm.getByText('1 member without one will see only their account pages').waitFor()
@@ -291,7 +304,10 @@ describe.runIf(haveTools('chromium'))('two-factor sign-in in the dashboard', () 
     const lost = await createSignedInUser(server, { name: 'Lena Lost', password: 'lost her phone and codes' })
     await lost.fetch('/api/v1/me/two-factor/totp', { method: 'POST' }).then(async (setup) => {
       const { secret } = (await setup.json()) as { secret: string }
-      const confirmed = await lost.fetch('/api/v1/me/two-factor/totp/confirm', { method: 'POST', json: { code: totpCode(secret, time.clock), password: lost.password } })
+      const confirmed = await lost.fetch('/api/v1/me/two-factor/totp/confirm', {
+        method: 'POST',
+        json: { code: totpCode(secret, time.clock), password: lost.password },
+      })
       expect(confirmed.status).toBe(200)
     })
 
@@ -316,7 +332,11 @@ describe.runIf(haveTools('chromium'))('two-factor sign-in in the dashboard', () 
     expect((await lost.fetch('/api/v1/me')).status).toBe(401)
     const mail = await server.mail.waitFor(lost.email, 2)
     expect(mail.map((m) => m.text ?? '').join('\n')).toContain('removed your account')
-    const again = await server.request('/api/v1/auth/login', { method: 'POST', json: { email: lost.email, password: lost.password }, headers: { origin: server.url } })
+    const again = await server.request('/api/v1/auth/login', {
+      method: 'POST',
+      json: { email: lost.email, password: lost.password },
+      headers: { origin: server.url },
+    })
     expect(again.status).toBe(200)
     expect(operatorBrowser.problems).toEqual([])
     await operatorBrowser.context.close()
@@ -332,7 +352,10 @@ async function logIn(on: Page, who: { email: string; password: string }): Promis
 }
 
 async function signOut(on: Page): Promise<void> {
-  await on.getByRole('button', { name: /account menu/ }).first().click()
+  await on
+    .getByRole('button', { name: /account menu/ })
+    .first()
+    .click()
   await on.getByRole('menuitem', { name: 'Sign out' }).click()
   await on.waitForURL(`${origin.url}/app/login`)
 }
@@ -364,7 +387,14 @@ async function addVirtualAuthenticator(on: Page): Promise<{ cdp: CDPSession; id:
   const cdp = await on.context().newCDPSession(on)
   await cdp.send('WebAuthn.enable')
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   })
   return { cdp, id: authenticatorId }
 }
@@ -375,12 +405,16 @@ async function addVirtualAuthenticator(on: Page): Promise<{ cdp: CDPSession; id:
  */
 async function screenshot(name: string, focus?: Locator, on: Page = page): Promise<void> {
   if (!SCREENSHOT_DIR) return
-  for (const [label, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [label, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     await on.setViewportSize(viewport)
-    if (focus) await focus.evaluate((element) => {
-      element.scrollIntoView({ block: 'start' })
-      window.scrollBy(0, -72) // below the phone's sticky top bar
-    })
+    if (focus)
+      await focus.evaluate((element) => {
+        element.scrollIntoView({ block: 'start' })
+        window.scrollBy(0, -72) // below the phone's sticky top bar
+      })
     await on.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
     await on.screenshot({ path: join(SCREENSHOT_DIR, `dashboard-${name}-${label}.png`) })
   }

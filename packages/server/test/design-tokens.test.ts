@@ -48,7 +48,9 @@ describe('the shared design tokens', () => {
       .filter((name) => name.endsWith('.css'))
       .map((name) => readFileSync(join(assets, name), 'utf8'))
       .join('\n')
-    expect(Object.fromEntries(declarationsOf(built)), 'the built dashboard is stale or keeps its own copy: npm run build -w @signet/web').toEqual(Object.fromEntries(tokens))
+    expect(Object.fromEntries(declarationsOf(built)), 'the built dashboard is stale or keeps its own copy: npm run build -w @signet/web').toEqual(
+      Object.fromEntries(tokens),
+    )
   })
 
   it('are all the dashboard’s theme refers to: no colour, radius or font of its own', () => {

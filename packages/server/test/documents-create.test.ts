@@ -21,8 +21,7 @@ afterAll(() => server.close())
 
 const create = (body: unknown, apiKey = org.apiKey) => postDocument(server, apiKey, body)
 const single = (signer: Json, extra: Json = {}) => create({ template_id: org.templateId, signer, ...extra })
-const threeSigners = (overrides: Json[] = []) =>
-  [0, 1, 2].map((role) => ({ role, email: uniqueEmail(`party${role + 1}`), ...overrides[role] }))
+const threeSigners = (overrides: Json[] = []) => [0, 1, 2].map((role) => ({ role, email: uniqueEmail(`party${role + 1}`), ...overrides[role] }))
 
 /** Links in an invitation: PUBLIC_URL/sign/<token>. */
 const SIGN_LINK = /http:\/\/signet\.test\/sign\/([A-Za-z0-9_-]+)/g
@@ -79,18 +78,19 @@ describe('domain warnings', () => {
     expect(body.domain_warning).toMatch(text)
   })
 
-  test.each(['example.com', 'gmail.com', 'outlook.com', 'yahoo.com', 'acme.com', 'ibm.com'])(
-    'single signer: no domain_warning for %s',
-    async (domain) => {
-      const body = await bodyOf(await single({ email: uniqueEmail('a', domain) }))
-      expect(body).not.toHaveProperty('domain_warning')
-    },
-  )
+  test.each(['example.com', 'gmail.com', 'outlook.com', 'yahoo.com', 'acme.com', 'ibm.com'])('single signer: no domain_warning for %s', async (domain) => {
+    const body = await bodyOf(await single({ email: uniqueEmail('a', domain) }))
+    expect(body).not.toHaveProperty('domain_warning')
+  })
 
   test('multi-party: domain_warnings lists one warning per doubtful domain', async () => {
     const response = await create({
       template_id: threeParty,
-      signers: threeSigners([{ email: uniqueEmail('a', 'gmial.com') }, { email: uniqueEmail('b', 'example.com') }, { email: uniqueEmail('c', 'mailinator.com') }]),
+      signers: threeSigners([
+        { email: uniqueEmail('a', 'gmial.com') },
+        { email: uniqueEmail('b', 'example.com') },
+        { email: uniqueEmail('c', 'mailinator.com') },
+      ]),
     })
     expect(response.status).toBe(201)
     const body = await bodyOf<{ domain_warnings: string[] }>(response)
@@ -196,15 +196,12 @@ describe('template roles', () => {
 })
 
 describe('e-mail addresses', () => {
-  test.each([
-    'ann.lee@example.com',
-    'ann+contracts@mail.example.co.uk',
-    "o'brien@example.ie",
-    'ANN@EXAMPLE.COM',
-    'a_b-c@my-company.travel',
-  ])('%s is accepted', async (email) => {
-    expect((await single({ email })).status).toBe(201)
-  })
+  test.each(['ann.lee@example.com', 'ann+contracts@mail.example.co.uk', "o'brien@example.ie", 'ANN@EXAMPLE.COM', 'a_b-c@my-company.travel'])(
+    '%s is accepted',
+    async (email) => {
+      expect((await single({ email })).status).toBe(201)
+    },
+  )
 
   test.each([
     '.ann@example.com',
@@ -295,7 +292,13 @@ describe('unknown fields and types', () => {
     ['inside signer', { template_id: 'T', signer: { email: 'a@example.com', phone: '1' } }, /signer\.phone is not an allowed field/],
     [
       'inside signers[i]',
-      { template_id: 'T', signers: [{ role: 0, email: 'a@example.com' }, { role: 0, email: 'b@example.com', phone: '1' }] },
+      {
+        template_id: 'T',
+        signers: [
+          { role: 0, email: 'a@example.com' },
+          { role: 0, email: 'b@example.com', phone: '1' },
+        ],
+      },
       /signers\[1\]\.phone is not an allowed field/,
     ],
   ])('an unknown field %s → 400', async (_name, body, text) => {

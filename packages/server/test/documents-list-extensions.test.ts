@@ -72,7 +72,11 @@ describe('GET /api/v1/documents?expires_before=', () => {
   test('lists only what expires before the time, the soonest first', async () => {
     const org = await setupOrg(server)
     const send = async (expires_at: string | undefined) => {
-      const response = await postDocument(server, org.apiKey, { template_id: org.templateId, signer: { email: uniqueEmail() }, ...(expires_at ? { expires_at } : {}) })
+      const response = await postDocument(server, org.apiKey, {
+        template_id: org.templateId,
+        signer: { email: uniqueEmail() },
+        ...(expires_at ? { expires_at } : {}),
+      })
       return (await bodyOf<{ id: string }>(response)).id
     }
     const later = await send('2099-03-01T00:00:00Z')
@@ -149,7 +153,7 @@ describe('POST /api/v1/documents: title (extension)', () => {
     expect((await send('x'.repeat(200))).status).toBe(201)
   })
 
-  test("the agent tool takes the same title", async () => {
+  test('the agent tool takes the same title', async () => {
     const org = await setupOrg(server)
     const agent = await connectAgent(server, org.apiKey)
     try {

@@ -92,7 +92,11 @@ describe('GET /api/v1/documents', () => {
 
   test('limit 100 is the maximum page', async () => {
     const org = await setupOrg(server)
-    await insertDocuments(server, org.orgId, Array.from({ length: 101 }, () => ({})))
+    await insertDocuments(
+      server,
+      org.orgId,
+      Array.from({ length: 101 }, () => ({})),
+    )
     const page = await list(org.apiKey, '?limit=100')
     expect(page).toMatchObject({ total: 101, limit: 100, has_more: true })
     expect(page.documents).toHaveLength(100)
@@ -101,7 +105,11 @@ describe('GET /api/v1/documents', () => {
   test('documents created in the same millisecond page without overlap or gaps', async () => {
     const org = await setupOrg(server)
     const createdAt = new Date('2025-03-01T09:00:00.123Z')
-    const inserted = await insertDocuments(server, org.orgId, Array.from({ length: 7 }, () => ({ createdAt })))
+    const inserted = await insertDocuments(
+      server,
+      org.orgId,
+      Array.from({ length: 7 }, () => ({ createdAt })),
+    )
 
     const seen: string[] = []
     for (let offset = 0; offset < 9; offset += 3) {
@@ -172,7 +180,7 @@ describe('GET /api/v1/documents', () => {
 })
 
 describe('GET /api/v1/documents/{id}', () => {
-  test('is exactly the spec\'s {id, title, status, created_at, updated_at, expires_at, signers} (signers in request order), plus the signed PDF\'s state and each signer\'s id, role and times', async () => {
+  test("is exactly the spec's {id, title, status, created_at, updated_at, expires_at, signers} (signers in request order), plus the signed PDF's state and each signer's id, role and times", async () => {
     const org = await setupOrg(server)
     const template = await server.createTemplate(org.orgId, { name: 'Partnership', fields: fieldsForRoles([0, 1, 2]) })
     const given = [
@@ -221,7 +229,18 @@ describe('GET /api/v1/documents/{id}', () => {
     const id = await createSentDocument(server, org, email)
     const body = await bodyOf(await server.request(`/api/v1/documents/${id}`, { key: org.apiKey }))
     expect(body.signers).toEqual([
-      { id: expect.stringMatching(UUID) as unknown, role: 0, email, name: null, status: 'pending', signed_at: null, viewed_at: null, declined_at: null, auth_required: false, auth_verified: false },
+      {
+        id: expect.stringMatching(UUID) as unknown,
+        role: 0,
+        email,
+        name: null,
+        status: 'pending',
+        signed_at: null,
+        viewed_at: null,
+        declined_at: null,
+        auth_required: false,
+        auth_verified: false,
+      },
     ])
   })
 

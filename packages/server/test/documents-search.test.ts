@@ -70,11 +70,14 @@ describe('GET /api/v1/documents?search=', () => {
     const ids = await insertDocuments(
       server,
       org.orgId,
-      Array.from({ length: 2000 }, (_, i) => ({ title: i % 500 === 0 ? `Needle contract ${i}` : `Contract ${i}`, createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)) })),
+      Array.from({ length: 2000 }, (_, i) => ({
+        title: i % 500 === 0 ? `Needle contract ${i}` : `Contract ${i}`,
+        createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
+      })),
     )
-    await server.services.db.insert(signers).values(
-      ids.map((documentId, i) => ({ documentId, role: 0, position: 0, email: `person${i}@example.org`, tokenHash: randomBytes(32).toString('hex') })),
-    )
+    await server.services.db
+      .insert(signers)
+      .values(ids.map((documentId, i) => ({ documentId, role: 0, position: 0, email: `person${i}@example.org`, tokenHash: randomBytes(32).toString('hex') })))
     const timed = async (query: string) => {
       const started = performance.now()
       const body = await list(org, query)
@@ -114,7 +117,10 @@ const resend = (org: TestOrg, documentId: string, signerId: string) =>
 describe('GET /api/v1/documents/{id}/audit', () => {
   test('the trail in order with its chain checked; an edited event makes chain_valid false', async () => {
     const org = await setupOrg(server)
-    const { documentId, signers: [signer] } = await sendForSigning(server, org)
+    const {
+      documentId,
+      signers: [signer],
+    } = await sendForSigning(server, org)
     if (!signer) throw new Error('no signer')
     expect((await signer.view()).status).toBe(200)
     expect((await signer.finish(valuesFor(0))).status).toBe(200)
@@ -192,7 +198,10 @@ describe('POST /api/v1/documents/{id}/signers/{signerId}/resend', () => {
 
   test('409 for a signer who signed, and for a document no longer out for signature; 404 for unknown ids and other orgs', async () => {
     const org = await setupOrg(server)
-    const { documentId, signers: [, second] } = await sendForSigning(server, org, { roles: [0, 1] })
+    const {
+      documentId,
+      signers: [, second],
+    } = await sendForSigning(server, org, { roles: [0, 1] })
     if (!second) throw new Error('no second signer')
     expect((await second.view()).status).toBe(200)
     expect((await second.finish(valuesFor(1))).status).toBe(200)
@@ -206,7 +215,10 @@ describe('POST /api/v1/documents/{id}/signers/{signerId}/resend', () => {
     await expectError(await resend(org, documentId, 'nope'), 404, 'Signer not found.')
     const elsewhere = await send(org, org.templateId, uniqueEmail())
     await expectError(await resend(org, elsewhere, firstId), 404, 'Signer not found.')
-    await expectError(await server.request(`/api/v1/documents/${documentId}/signers/${firstId}/resend`, { method: 'POST', key: org.apiKey, json: { x: 1 } }), 400)
+    await expectError(
+      await server.request(`/api/v1/documents/${documentId}/signers/${firstId}/resend`, { method: 'POST', key: org.apiKey, json: { x: 1 } }),
+      400,
+    )
 
     expect((await server.request(`/api/v1/documents/${documentId}/void`, { method: 'POST', key: org.apiKey })).status).toBe(200)
     await expectError(await resend(org, documentId, firstId), 409, 'This document is voided: invitations can only be re-sent while it is out for signature.')

@@ -31,7 +31,9 @@ describe('POST /api/v1/documents/{id}/void', () => {
       await server.request(`/api/v1/documents/${id}`, { key: org.apiKey }),
     )
     expect(read).toMatchObject({ status: 'voided', voided_reason: 'sender' })
-    const listed = await bodyOf<{ documents: { id: string; voided_reason: string | null }[] }>(await server.request('/api/v1/documents?status=voided', { key: org.apiKey }))
+    const listed = await bodyOf<{ documents: { id: string; voided_reason: string | null }[] }>(
+      await server.request('/api/v1/documents?status=voided', { key: org.apiKey }),
+    )
     expect(listed.documents.find((d) => d.id === id)?.voided_reason).toBe('sender')
     expect(Date.parse(read.updated_at)).toBeGreaterThanOrEqual(Date.parse(read.created_at))
 

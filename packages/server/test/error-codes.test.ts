@@ -23,7 +23,12 @@ beforeAll(async () => {
   org = await setupOrg(server)
   threeParty = (await server.createTemplate(org.orgId, { name: 'Three-party agreement', fields: fieldsForRoles([0, 1, 2]) })).id
   // An upload from the dashboard has no fields until they are placed in the editor.
-  const upload = await server.request('/api/v1/templates?name=Blank', { method: 'POST', key: org.apiKey, body: (await makePdf(1)) as BodyInit, headers: { 'content-type': 'application/pdf' } })
+  const upload = await server.request('/api/v1/templates?name=Blank', {
+    method: 'POST',
+    key: org.apiKey,
+    body: (await makePdf(1)) as BodyInit,
+    headers: { 'content-type': 'application/pdf' },
+  })
   noFields = (await bodyOf<{ id: string }>(upload)).id
   agent = await connectAgent(server, org.apiKey)
 })
@@ -57,7 +62,12 @@ const CASES: Record<string, Case> = {
   'signers[1].email missing': { body: { signers: [party(0), { role: 1 }] }, code: 'validation_failed', field: '/signers/1/email' },
   // Unknown fields
   'an unknown top-level field': { body: { signer: { email: 'a@example.com' }, colour: 'red' }, code: 'validation_failed', field: '/colour' },
-  'an unknown field in signer': { body: { signer: { email: 'a@example.com', colour: 'red' } }, code: 'validation_failed', field: '/signer/colour', tool: false },
+  'an unknown field in signer': {
+    body: { signer: { email: 'a@example.com', colour: 'red' } },
+    code: 'validation_failed',
+    field: '/signer/colour',
+    tool: false,
+  },
   'an unknown field in signers[0]': { body: { signers: [party(0, { colour: 'red' })] }, code: 'validation_failed', field: '/signers/0/colour' },
   // Types
   'the body is not an object': { raw: [], body: {}, code: 'validation_failed', field: undefined, tool: false },
@@ -66,32 +76,61 @@ const CASES: Record<string, Case> = {
   'signers an object': { body: { signers: { role: 0 } }, code: 'validation_failed', field: '/signers' },
   'signers[0].role a string': { body: { signers: [party(0, { role: '0' })] }, code: 'validation_failed', field: '/signers/0/role' },
   'signers[0].role a fraction': { body: { signers: [party(0, { role: 0.5 })] }, code: 'validation_failed', field: '/signers/0/role' },
-  'signer.auth_required a string': { body: { signer: { email: 'a@example.com', auth_required: 'yes' } }, code: 'validation_failed', field: '/signer/auth_required' },
+  'signer.auth_required a string': {
+    body: { signer: { email: 'a@example.com', auth_required: 'yes' } },
+    code: 'validation_failed',
+    field: '/signer/auth_required',
+  },
   'signer.name a number': { body: { signer: { email: 'a@example.com', name: 5 } }, code: 'validation_failed', field: '/signer/name' },
   'title a number': { body: { signer: { email: 'a@example.com' }, title: 5 }, code: 'validation_failed', field: '/title' },
   'expires_at a number': { body: { signer: { email: 'a@example.com' }, expires_at: 5 }, code: 'validation_failed', field: '/expires_at' },
   'invite_subject a number': { body: { signer: { email: 'a@example.com' }, invite_subject: 5 }, code: 'validation_failed', field: '/invite_subject' },
   'invite_message an array': { body: { signer: { email: 'a@example.com' }, invite_message: [] }, code: 'validation_failed', field: '/invite_message' },
   // Formats
-  'template_id not a UUID': { raw: { template_id: 'template-1', signer: { email: 'a@example.com' } }, body: {}, code: 'validation_failed', field: '/template_id' },
+  'template_id not a UUID': {
+    raw: { template_id: 'template-1', signer: { email: 'a@example.com' } },
+    body: {},
+    code: 'validation_failed',
+    field: '/template_id',
+  },
   'signer.email not an address': { body: { signer: { email: 'not-an-email' } }, code: 'validation_failed', field: '/signer/email' },
   'signers[1].email not an address': { body: { signers: [party(0), party(1, { email: 'a@b' })] }, code: 'validation_failed', field: '/signers/1/email' },
-  'expires_at with an offset': { body: { signer: { email: 'a@example.com' }, expires_at: '2030-01-31T17:00:00+02:00' }, code: 'validation_failed', field: '/expires_at' },
+  'expires_at with an offset': {
+    body: { signer: { email: 'a@example.com' }, expires_at: '2030-01-31T17:00:00+02:00' },
+    code: 'validation_failed',
+    field: '/expires_at',
+  },
   'expires_at a date only': { body: { signer: { email: 'a@example.com' }, expires_at: '2030-01-31' }, code: 'validation_failed', field: '/expires_at' },
   // Lengths and counts
   'signer.email over 254 characters': { body: { signer: { email: `${'a'.repeat(250)}@example.com` } }, code: 'validation_failed', field: '/signer/email' },
   'signer.name over 200 characters': { body: { signer: { email: 'a@example.com', name: 'A'.repeat(201) } }, code: 'validation_failed', field: '/signer/name' },
   'title empty': { body: { signer: { email: 'a@example.com' }, title: '' }, code: 'validation_failed', field: '/title' },
   'title over 200 characters': { body: { signer: { email: 'a@example.com' }, title: 'T'.repeat(201) }, code: 'validation_failed', field: '/title' },
-  'invite_subject over 200 characters': { body: { signer: { email: 'a@example.com' }, invite_subject: 'x'.repeat(201) }, code: 'validation_failed', field: '/invite_subject' },
-  'invite_message over 2000 characters': { body: { signer: { email: 'a@example.com' }, invite_message: 'x'.repeat(2001) }, code: 'validation_failed', field: '/invite_message' },
+  'invite_subject over 200 characters': {
+    body: { signer: { email: 'a@example.com' }, invite_subject: 'x'.repeat(201) },
+    code: 'validation_failed',
+    field: '/invite_subject',
+  },
+  'invite_message over 2000 characters': {
+    body: { signer: { email: 'a@example.com' }, invite_message: 'x'.repeat(2001) },
+    code: 'validation_failed',
+    field: '/invite_message',
+  },
   'signers empty': { body: { signers: [] }, code: 'validation_failed', field: '/signers' },
   'more than 20 signers': { body: { signers: Array.from({ length: 21 }, (_, i) => party(i % 20)) }, code: 'validation_failed', field: '/signers' },
   'a role below 0': { body: { signers: [party(-1)] }, code: 'validation_failed', field: '/signers/0/role' },
   'a role above 19': { body: { signers: [party(20)] }, code: 'validation_failed', field: '/signers/0/role' },
   // Characters
-  'a control character in invite_message': { body: { signer: { email: 'a@example.com' }, invite_message: 'Hello\u0000' }, code: 'validation_failed', field: '/invite_message' },
-  'a bidirectional override in signer.name': { body: { signer: { email: 'a@example.com', name: 'Ann\u202Egnp.exe' } }, code: 'validation_failed', field: '/signer/name' },
+  'a control character in invite_message': {
+    body: { signer: { email: 'a@example.com' }, invite_message: 'Hello\u0000' },
+    code: 'validation_failed',
+    field: '/invite_message',
+  },
+  'a bidirectional override in signer.name': {
+    body: { signer: { email: 'a@example.com', name: 'Ann\u202Egnp.exe' } },
+    code: 'validation_failed',
+    field: '/signer/name',
+  },
   'a bidirectional override in signers[0].name': { body: { signers: [party(0, { name: 'Ann\u202E' })] }, code: 'validation_failed', field: '/signers/0/name' },
   'a control character in title': { body: { signer: { email: 'a@example.com' }, title: 'NDA\u0007' }, code: 'validation_failed', field: '/title' },
   // The domain's rules
@@ -100,9 +139,19 @@ const CASES: Record<string, Case> = {
   'an unknown template': { body: { signer: { email: 'a@example.com' } }, template: () => SOME_UUID, code: 'invalid_request', field: '/template_id' },
   'a template without fields': { body: { signer: { email: 'a@example.com' } }, template: () => noFields, code: 'invalid_request', field: '/template_id' },
   'expires_at in the past': { body: { signer: { email: 'a@example.com' }, expires_at: '2001-01-01T00:00:00Z' }, code: 'invalid_request', field: '/expires_at' },
-  'one signer for a three-party template': { body: { signer: { email: 'a@example.com' } }, template: () => threeParty, code: 'invalid_request', field: '/signer' },
+  'one signer for a three-party template': {
+    body: { signer: { email: 'a@example.com' } },
+    template: () => threeParty,
+    code: 'invalid_request',
+    field: '/signer',
+  },
   'a party without a signer': { body: { signers: [party(0), party(1)] }, template: () => threeParty, code: 'invalid_request', field: '/signers' },
-  'a signer for a party the template lacks': { body: { signers: [party(0), party(1), party(2), party(3)] }, template: () => threeParty, code: 'invalid_request', field: '/signers/3/role' },
+  'a signer for a party the template lacks': {
+    body: { signers: [party(0), party(1), party(2), party(3)] },
+    template: () => threeParty,
+    code: 'invalid_request',
+    field: '/signers/3/role',
+  },
 }
 
 const restBodyOf = (c: Case): unknown => c.raw ?? { template_id: (c.template ?? (() => org.templateId))(), ...c.body }
@@ -114,7 +163,12 @@ function toolArgumentsOf(body: Json): Json {
   const { email: signer_email, name: signer_name, auth_required } = signer
   return { ...rest, ...Object.fromEntries(Object.entries({ signer_email, signer_name, auth_required }).filter(([, value]) => value !== undefined)) }
 }
-const TOOL_ARGUMENT: Record<string, string> = { '/signer': '/signer_email', '/signer/email': '/signer_email', '/signer/name': '/signer_name', '/signer/auth_required': '/auth_required' }
+const TOOL_ARGUMENT: Record<string, string> = {
+  '/signer': '/signer_email',
+  '/signer/email': '/signer_email',
+  '/signer/name': '/signer_name',
+  '/signer/auth_required': '/auth_required',
+}
 const toolFieldOf = (field: string | undefined) => (field === undefined ? undefined : (TOOL_ARGUMENT[field] ?? field))
 
 describe('POST /api/v1/documents: every refusal has a code, and a field when one value is at fault', () => {
@@ -151,11 +205,19 @@ describe('create_and_send_document: the same codes and fields as structuredConte
 
   test("the tool's own rule: signer_name goes with signer_email", async () => {
     const { body } = await callErrorResult(agent, 'create_and_send_document', { template_id: threeParty, signers: [party(0)], signer_name: 'Ann' })
-    expect(body).toEqual({ error: 'signer_name and auth_required go with signer_email; with signers, give name and auth_required on each signer.', code: 'invalid_request', field: '/signer_name' })
+    expect(body).toEqual({
+      error: 'signer_name and auth_required go with signer_email; with signers, give name and auth_required on each signer.',
+      code: 'invalid_request',
+      field: '/signer_name',
+    })
   })
 
   test('other tools: a query argument, an unknown tool', async () => {
-    expect((await callErrorResult(agent, 'list_documents', { limit: 101 })).body).toEqual({ error: 'limit must be at most 100', code: 'validation_failed', field: '/limit' })
+    expect((await callErrorResult(agent, 'list_documents', { limit: 101 })).body).toEqual({
+      error: 'limit must be at most 100',
+      code: 'validation_failed',
+      field: '/limit',
+    })
     expect((await callErrorResult(agent, 'get_document_status', { document_id: SOME_UUID })).body).toEqual({ error: 'Document not found.', code: 'not_found' })
     expect((await callErrorResult(agent, 'no_such_tool')).body).toMatchObject({ code: 'not_found' })
   })
@@ -167,12 +229,21 @@ describe('errors other than validation carry their code', () => {
 
   test('401 without a key, and with an unknown one', async () => {
     expect(await answer(await request('/api/v1/documents'))).toEqual({ status: 401, body: { error: expect.any(String) as unknown, code: 'missing_api_key' } })
-    expect(await answer(await request('/api/v1/documents', { key: 'sgn_live_nope' }))).toEqual({ status: 401, body: { error: 'Invalid API key.', code: 'invalid_api_key' } })
+    expect(await answer(await request('/api/v1/documents', { key: 'sgn_live_nope' }))).toEqual({
+      status: 401,
+      body: { error: 'Invalid API key.', code: 'invalid_api_key' },
+    })
   })
 
   test('404 for a route no one serves, and for a document of no one', async () => {
-    expect(await answer(await request('/api/v1/nothing-here', { key: org.apiKey }))).toEqual({ status: 404, body: { error: 'No route for GET /api/v1/nothing-here.', code: 'not_found' } })
-    expect(await answer(await request(`/api/v1/documents/${SOME_UUID}`, { key: org.apiKey }))).toEqual({ status: 404, body: { error: 'Document not found.', code: 'not_found' } })
+    expect(await answer(await request('/api/v1/nothing-here', { key: org.apiKey }))).toEqual({
+      status: 404,
+      body: { error: 'No route for GET /api/v1/nothing-here.', code: 'not_found' },
+    })
+    expect(await answer(await request(`/api/v1/documents/${SOME_UUID}`, { key: org.apiKey }))).toEqual({
+      status: 404,
+      body: { error: 'Document not found.', code: 'not_found' },
+    })
   })
 
   test('400 for a query parameter, with its pointer', async () => {
@@ -186,7 +257,10 @@ describe('errors other than validation carry their code', () => {
     const post = (body: string, contentType = 'application/json') =>
       request('/api/v1/documents', { method: 'POST', key: org.apiKey, headers: { 'content-type': contentType }, body })
     expect(await answer(await post('{"template_id": '))).toMatchObject({ status: 400, body: { code: 'invalid_json' } })
-    expect(await answer(await post(JSON.stringify({ invite_message: 'x'.repeat(1024 * 1024) })))).toMatchObject({ status: 413, body: { code: 'payload_too_large' } })
+    expect(await answer(await post(JSON.stringify({ invite_message: 'x'.repeat(1024 * 1024) })))).toMatchObject({
+      status: 413,
+      body: { code: 'payload_too_large' },
+    })
     expect(await answer(await post('template_id=x', 'text/plain'))).toMatchObject({ status: 415, body: { code: 'unsupported_media_type' } })
   })
 })

@@ -21,11 +21,15 @@ interface Answer {
 /** GET /api/v1/templates with `key`, sent from the loopback address `from`. */
 function templatesFrom(server: TestServer, from: string, key: string, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest(`${server.url}/api/v1/templates`, { localAddress: from, headers: { authorization: `Bearer ${key}`, ...headers } }, (response) => {
-      let text = ''
-      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'], body: JSON.parse(text) as Json }))
-    })
+    const request = httpRequest(
+      `${server.url}/api/v1/templates`,
+      { localAddress: from, headers: { authorization: `Bearer ${key}`, ...headers } },
+      (response) => {
+        let text = ''
+        response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'], body: JSON.parse(text) as Json }))
+      },
+    )
     request.on('error', reject).end()
   })
 }
@@ -42,7 +46,10 @@ function expectRefused(answer: Answer): void {
   const wait = Number(answer.retryAfter)
   expect(wait).toBeGreaterThanOrEqual(1)
   expect(wait).toBeLessThanOrEqual(FAILED_LOOKUP_WINDOW_MS / 1000)
-  expect(answer.body).toEqual({ error: `Too many requests with an invalid API key from your address. Try again in ${wait} second${wait === 1 ? '' : 's'}.`, code: 'rate_limited' })
+  expect(answer.body).toEqual({
+    error: `Too many requests with an invalid API key from your address. Try again in ${wait} second${wait === 1 ? '' : 's'}.`,
+    code: 'rate_limited',
+  })
 }
 
 describe('failed API-key lookups per client address (FAILED_AUTH_PER_MINUTE=3)', () => {

@@ -59,7 +59,9 @@ async function completedDocument(): Promise<string> {
 
 describe('a final PDF that cannot be produced', () => {
   test('a permanent failure is given up at once: shown, alerted, not retried, until an operator asks', async () => {
-    const render = vi.spyOn(server.services.pdfWork, 'renderSignedPdf').mockRejectedValue(new PdfWorkFailed('The PDF took longer than this server allows (60 s, PDF_TASK_TIMEOUT_MS).', true))
+    const render = vi
+      .spyOn(server.services.pdfWork, 'renderSignedPdf')
+      .mockRejectedValue(new PdfWorkFailed('The PDF took longer than this server allows (60 s, PDF_TASK_TIMEOUT_MS).', true))
     const id = await completedDocument()
     const failed = await waitForSignedPdf(id, 'failed')
     expect(failed).toMatchObject({ status: 'completed', signed_pdf_error: 'The PDF took longer than this server allows (60 s, PDF_TASK_TIMEOUT_MS).' })
@@ -71,7 +73,10 @@ describe('a final PDF that cannot be produced', () => {
     const alert = log.entries().find((entry) => entry.alert === 'final-pdf-failed' && entry.documentId === id)
     expect(alert).toMatchObject({ level: 50, msg: expect.stringContaining(`npm run admin -- document rerender --id ${id}`) as unknown })
     // Nothing is due any more: however often the job runs, it does not try again.
-    const [row] = await server.services.db.select({ nextRenderAt: documents.nextRenderAt, attempts: documents.renderAttempts }).from(documents).where(eq(documents.id, id))
+    const [row] = await server.services.db
+      .select({ nextRenderAt: documents.nextRenderAt, attempts: documents.renderAttempts })
+      .from(documents)
+      .where(eq(documents.id, id))
     expect(row).toEqual({ nextRenderAt: null, attempts: 1 })
     expect(render).toHaveBeenCalledTimes(1)
 
@@ -79,7 +84,9 @@ describe('a final PDF that cannot be produced', () => {
     expect(await executeAdminCommand(server.services, { name: 'document.rerender', documentId: id })).toEqual({ document_id: id, scheduled: true })
     expect(await waitForSignedPdf(id, 'ready')).toMatchObject({ signed_pdf_error: null })
     expect((await server.request(`/api/v1/documents/${id}/signed-file`, { key: org.apiKey })).status).toBe(200)
-    await expect(executeAdminCommand(server.services, { name: 'document.rerender', documentId: id })).rejects.toThrow('No completed document without its final PDF has this id.')
+    await expect(executeAdminCommand(server.services, { name: 'document.rerender', documentId: id })).rejects.toThrow(
+      'No completed document without its final PDF has this id.',
+    )
   })
 
   test(`any other failure is retried with back-off, and given up after ${MAX_RENDER_ATTEMPTS} attempts`, async () => {

@@ -36,12 +36,9 @@ describe('request bodies', () => {
     await expectError(await postRaw(''), 400, /JSON object/)
   })
 
-  test.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'])(
-    'Content-Type %s → 415 {error}',
-    async (contentType) => {
-      await expectError(await postRaw('template_id=x', contentType), 415, /application\/json/)
-    },
-  )
+  test.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'])('Content-Type %s → 415 {error}', async (contentType) => {
+    await expectError(await postRaw('template_id=x', contentType), 415, /application\/json/)
+  })
 
   test('a JSON body with a charset parameter is accepted', async () => {
     const body = JSON.stringify({ template_id: org.templateId, signer: { email: 'charset@example.com' } })
@@ -68,7 +65,12 @@ describe('request bodies', () => {
 
   test('Content-Encoding identity is an uncompressed body', async () => {
     const body = JSON.stringify({ template_id: org.templateId, signer: { email: 'identity@example.com' } })
-    const response = await server.request('/api/v1/documents', { method: 'POST', key: org.apiKey, headers: { 'content-type': 'application/json', 'content-encoding': 'identity' }, body })
+    const response = await server.request('/api/v1/documents', {
+      method: 'POST',
+      key: org.apiKey,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+      body,
+    })
     expect(response.status).toBe(201)
   })
 

@@ -49,7 +49,13 @@ async function newOwner(): Promise<SignedInUser> {
   return owner
 }
 
-const png = rgbaPng(2, 2, Buffer.alloc(2 * (1 + 2 * 4), 0x7f).fill(0, 0, 1).fill(0, 9, 10))
+const png = rgbaPng(
+  2,
+  2,
+  Buffer.alloc(2 * (1 + 2 * 4), 0x7f)
+    .fill(0, 0, 1)
+    .fill(0, 9, 10),
+)
 
 /** A submission: the legal name in the query, the file as the raw body with its Content-Type. */
 interface Submission {
@@ -60,8 +66,10 @@ interface Submission {
   type?: string
 }
 
-const submit = (user: SignedInUser, { legalName = 'Acme Widgets Ltd', query = `legal_name=${encodeURIComponent(legalName)}`, bytes = png, type = 'image/png' }: Submission = {}) =>
-  user.fetch(`/api/v1/identity-check?${query}`, { method: 'POST', headers: { 'content-type': type }, body: new Uint8Array(bytes) })
+const submit = (
+  user: SignedInUser,
+  { legalName = 'Acme Widgets Ltd', query = `legal_name=${encodeURIComponent(legalName)}`, bytes = png, type = 'image/png' }: Submission = {},
+) => user.fetch(`/api/v1/identity-check?${query}`, { method: 'POST', headers: { 'content-type': type }, body: new Uint8Array(bytes) })
 
 const seal = (user: SignedInUser) =>
   user.fetch('/api/v1/seals?title=Report', { method: 'POST', headers: { 'content-type': 'application/pdf' }, body: new Uint8Array(pdf) })
@@ -169,7 +177,10 @@ describe('submit → operator approves → sealing works', () => {
     expect(await bodyOf(await owner.fetch('/api/v1/identity-check'))).toMatchObject({ status: 'approved', legal_name: 'Acme Widgets Limited' })
     const sealed = await bodyOf(await seal(owner))
     expect(sealed.seal_status).toBe('sealed')
-    const [stored] = await server.services.db.select({ legalName: selfSeals.legalName }).from(selfSeals).where(eq(selfSeals.documentId, sealed.id as string))
+    const [stored] = await server.services.db
+      .select({ legalName: selfSeals.legalName })
+      .from(selfSeals)
+      .where(eq(selfSeals.documentId, sealed.id as string))
     expect(stored?.legalName).toBe('Acme Widgets Limited')
   })
 })
@@ -212,7 +223,15 @@ describe('who may submit and see', () => {
 
     const { api_key } = (await executeAdminCommand(server.services, { name: 'key.create', orgId: owner.orgId })) as { api_key: string }
     await expectError(await server.request('/api/v1/identity-check', { key: api_key }), 401)
-    await expectError(await server.request('/api/v1/identity-check?legal_name=Acme', { key: api_key, method: 'POST', headers: { 'content-type': 'image/png' }, body: new Uint8Array(png) }), 401)
+    await expectError(
+      await server.request('/api/v1/identity-check?legal_name=Acme', {
+        key: api_key,
+        method: 'POST',
+        headers: { 'content-type': 'image/png' },
+        body: new Uint8Array(png),
+      }),
+      401,
+    )
   })
 
   test('the operator queue, document and decision are 403 for a non-operator and 401 without a session', async () => {
@@ -240,7 +259,12 @@ describe('bad input: 4xx {error}', () => {
       400,
       'The file is sent as image/png but is not a readable PNG image: it does not start with the PNG signature. Upload a PDF, PNG or JPEG file.',
     ],
-    ['a PNG declared as JPEG', { bytes: png, type: 'image/jpeg' }, 400, /^The file is sent as image\/jpeg but is not a readable JPEG image: it does not start with the JPEG start-of-image marker\./],
+    [
+      'a PNG declared as JPEG',
+      { bytes: png, type: 'image/jpeg' },
+      400,
+      /^The file is sent as image\/jpeg but is not a readable JPEG image: it does not start with the JPEG start-of-image marker\./,
+    ],
     ['text declared as PDF', { bytes: Buffer.from('hello'), type: 'application/pdf' }, 400, 'The file is not a PDF (no %PDF- header).'],
     ['a PNG cut short', { bytes: png.subarray(0, png.length - 8) }, 400, /the file ends before the image does \(is it truncated\?\)/],
     ['another content type', { bytes: png, type: 'image/gif' }, 415, FILE_TYPES],
@@ -349,8 +373,19 @@ describe('the seams: document cipher and identity verifier', () => {
     expect(seen[0]?.document).toMatchObject({ contentType: 'image/png', filename: expect.stringMatching(/^identity-document-[0-9a-f-]{36}\.png$/) as unknown })
     expect(Buffer.from(seen[0]?.document.bytes ?? []).equals(png)).toBe(true)
     const [row] = await server.services.db.select().from(identityChecks).where(eq(identityChecks.orgId, owner.orgId))
-    expect(row).toMatchObject({ status: 'approved', decidedBy: 'instant_test', verifierReference: 'vs_123', documentCiphertext: null, documentBlobSha256: null })
-    expect(await server.services.db.select().from(identityDocumentKeys).where(eq(identityDocumentKeys.checkId, row?.id ?? ''))).toEqual([])
+    expect(row).toMatchObject({
+      status: 'approved',
+      decidedBy: 'instant_test',
+      verifierReference: 'vs_123',
+      documentCiphertext: null,
+      documentBlobSha256: null,
+    })
+    expect(
+      await server.services.db
+        .select()
+        .from(identityDocumentKeys)
+        .where(eq(identityDocumentKeys.checkId, row?.id ?? '')),
+    ).toEqual([])
     expect((await seal(owner)).status).toBe(201)
   })
 })
@@ -399,7 +434,9 @@ describe('the CLI and expiry', () => {
     )
     expect((await submit(later)).status).toBe(201)
     const laterOperator = await createSignedInUser(server.services, { isOperator: true, baseUrl: server.url })
-    const checkId = ((await bodyOf<{ checks: Json[] }>(await laterOperator.fetch('/api/v1/operator/identity-checks'))).checks.find((c) => c.org_id === owner.orgId)?.id) as string
+    const checkId = (await bodyOf<{ checks: Json[] }>(await laterOperator.fetch('/api/v1/operator/identity-checks'))).checks.find(
+      (c) => c.org_id === owner.orgId,
+    )?.id as string
     expect((await decide(checkId, { approve: true }, laterOperator)).status).toBe(200)
     expect(await bodyOf(await later.fetch('/api/v1/identity-check'))).toMatchObject({ status: 'approved' })
     expect((await seal(later)).status).toBe(201)

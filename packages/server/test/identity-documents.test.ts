@@ -118,7 +118,9 @@ describe('5. erased means erased: a key per document, destroyed at the decision'
   test('a rejection erases the same way; a decision deletes only its own ciphertext: the same PDF as a template stays', async () => {
     const owner = await newOwner()
     const pdf = await makePdf(1)
-    const template = await bodyOf(await owner.fetch('/api/v1/templates?name=Register', { method: 'POST', headers: { 'content-type': 'application/pdf' }, body: new Uint8Array(pdf) }))
+    const template = await bodyOf(
+      await owner.fetch('/api/v1/templates?name=Register', { method: 'POST', headers: { 'content-type': 'application/pdf' }, body: new Uint8Array(pdf) }),
+    )
     expect((await submit(owner, pdf, 'application/pdf')).status).toBe(201)
     const checkId = await pendingCheckId(owner.orgId)
     const [row] = await server.services.db.select().from(identityChecks).where(eq(identityChecks.id, checkId))
@@ -162,46 +164,60 @@ describe('5. erased means erased: a key per document, destroyed at the decision'
 })
 
 describe('8. a 10 MB document does not hold the server', () => {
-  test('four documents of about 10 MB at once (PNG and PDF): /healthz, asked from another process, answers within a second throughout', { timeout: 180_000 }, async () => {
-    const owners = await Promise.all(Array.from({ length: 4 }, () => newOwner()))
-    // An incompressible 1,800 × 1,400 RGBA image (9.6 MB) and an image-heavy PDF of 9.5 MB.
-    const width = 1800
-    const rows = randomBytes(1400 * (1 + width * 4))
-    for (let y = 0; y < 1400; y++) rows[y * (1 + width * 4)] = 0
-    const bigPng = rgbaPng(width, 1400, rows)
-    const bigPdf = imageHeavyPdf(9.5)
-    expect(Math.min(bigPng.length, bigPdf.length)).toBeGreaterThan(9 * 1024 * 1024)
+  test(
+    'four documents of about 10 MB at once (PNG and PDF): /healthz, asked from another process, answers within a second throughout',
+    { timeout: 180_000 },
+    async () => {
+      const owners = await Promise.all(Array.from({ length: 4 }, () => newOwner()))
+      // An incompressible 1,800 × 1,400 RGBA image (9.6 MB) and an image-heavy PDF of 9.5 MB.
+      const width = 1800
+      const rows = randomBytes(1400 * (1 + width * 4))
+      for (let y = 0; y < 1400; y++) rows[y * (1 + width * 4)] = 0
+      const bigPng = rgbaPng(width, 1400, rows)
+      const bigPdf = imageHeavyPdf(9.5)
+      expect(Math.min(bigPng.length, bigPdf.length)).toBeGreaterThan(9 * 1024 * 1024)
 
-    // The server is this process; the uploads and the health checks come from two others, as they would.
-    const { result, slowestMs, answered } = await attackFromOutside(
-      server.url,
-      owners.map((owner, i) => ({
-        url: `${server.url}/api/v1/identity-check?legal_name=Acme`,
-        headers: { 'content-type': i % 2 === 0 ? 'image/png' : 'application/pdf', cookie: `${SESSION_COOKIE}=${owner.cookie}`, origin: server.url },
-        body: i % 2 === 0 ? bigPng : bigPdf,
-      })),
-    )
-    console.info(`/healthz while 4 identity documents of ~10 MB arrived (${server.services.config.databaseUrl ? 'PostgreSQL' : 'PGlite'}): slowest ${slowestMs} ms of ${answered}`)
-    expect(result.map((answer) => answer.status)).toEqual([201, 201, 201, 201])
-    expect(answered).toBeGreaterThanOrEqual(5)
-    expect(slowestMs).toBeLessThan(1000)
+      // The server is this process; the uploads and the health checks come from two others, as they would.
+      const { result, slowestMs, answered } = await attackFromOutside(
+        server.url,
+        owners.map((owner, i) => ({
+          url: `${server.url}/api/v1/identity-check?legal_name=Acme`,
+          headers: { 'content-type': i % 2 === 0 ? 'image/png' : 'application/pdf', cookie: `${SESSION_COOKIE}=${owner.cookie}`, origin: server.url },
+          body: i % 2 === 0 ? bigPng : bigPdf,
+        })),
+      )
+      console.info(
+        `/healthz while 4 identity documents of ~10 MB arrived (${server.services.config.databaseUrl ? 'PostgreSQL' : 'PGlite'}): slowest ${slowestMs} ms of ${answered}`,
+      )
+      expect(result.map((answer) => answer.status)).toEqual([201, 201, 201, 201])
+      expect(answered).toBeGreaterThanOrEqual(5)
+      expect(slowestMs).toBeLessThan(1000)
 
-    // Stored whole: the operator gets each back as it was sent.
-    const download = await operator.fetch(documentPath(await pendingCheckId(owners[1]!.orgId)))
-    expect(Buffer.from(await download.arrayBuffer()).equals(bigPdf)).toBe(true)
-  })
+      // Stored whole: the operator gets each back as it was sent.
+      const download = await operator.fetch(documentPath(await pendingCheckId(owners[1]!.orgId)))
+      expect(Buffer.from(await download.arrayBuffer()).equals(bigPdf)).toBe(true)
+    },
+  )
 })
 
 describe('14. the file is what its type says; the download is an attachment of ours', () => {
   test('a %PDF- + HTML polyglot is refused', async () => {
     const owner = await newOwner()
-    await expectError(await submit(owner, Buffer.concat([Buffer.from('%PDF-1.7\n'), HTML]), 'application/pdf'), 400, 'The PDF is incomplete (no %%EOF at its end): was the file truncated?')
+    await expectError(
+      await submit(owner, Buffer.concat([Buffer.from('%PDF-1.7\n'), HTML]), 'application/pdf'),
+      400,
+      'The PDF is incomplete (no %%EOF at its end): was the file truncated?',
+    )
     await expectError(
       await submit(owner, Buffer.concat([Buffer.from('%PDF-1.7\n'), HTML, Buffer.from('%%EOF\n')]), 'application/pdf'),
       400,
       /^The file is not a valid PDF|^The PDF has no readable pages/,
     )
-    await expectError(await submit(owner, Buffer.concat([Buffer.from([0xff, 0xd8, 0xff]), HTML]), 'image/jpeg'), 400, /^The file is sent as image\/jpeg but is not a readable JPEG image/)
+    await expectError(
+      await submit(owner, Buffer.concat([Buffer.from([0xff, 0xd8, 0xff]), HTML]), 'image/jpeg'),
+      400,
+      /^The file is sent as image\/jpeg but is not a readable JPEG image/,
+    )
     await expectError(await submit(owner, HTML, 'application/pdf'), 400, 'The file is not a PDF (no %PDF- header).')
     expect(await bodyOf(await owner.fetch('/api/v1/identity-check'))).toMatchObject({ status: 'none' })
   })
@@ -254,7 +270,11 @@ describe('14. the file is what its type says; the download is an attachment of o
     const owner = await newOwner()
     const damaged = Buffer.from(png)
     damaged.writeUInt8(damaged.readUInt8(damaged.length - 20) ^ 0xff, damaged.length - 20)
-    await expectError(await submit(owner, damaged, 'image/png'), 400, /^The file is sent as image\/png but is not a readable PNG image: its IDAT chunk is damaged \(checksum mismatch\)\./)
+    await expectError(
+      await submit(owner, damaged, 'image/png'),
+      400,
+      /^The file is sent as image\/png but is not a readable PNG image: its IDAT chunk is damaged \(checksum mismatch\)\./,
+    )
     const short = greyPng(2, 4, 3)
     await expectError(await submit(owner, short, 'image/png'), 400, /its image data is incomplete \(shorter than its width and height say\)/)
     const huge = rgbaPng(20_000, 20_000, Buffer.alloc(10))

@@ -80,7 +80,12 @@ async function expectReleased(server: ServerProcess): Promise<void> {
 async function expectOneDocument(server: ServerProcess, apiKey: string, documentId: string, signer: string): Promise<void> {
   const document = await server.request(`/api/v1/documents/${documentId}`, { key: apiKey })
   expect(document.status).toBe(200)
-  expect(await document.json()).toMatchObject({ id: documentId, title: expect.stringMatching(/^Lease — (Ann|Bob)$/) as unknown, status: 'sent', signers: [{ email: signer }] })
+  expect(await document.json()).toMatchObject({
+    id: documentId,
+    title: expect.stringMatching(/^Lease — (Ann|Bob)$/) as unknown,
+    status: 'sent',
+    signers: [{ email: signer }],
+  })
   const list = await server.request('/api/v1/documents', { key: apiKey })
   expect(await list.json()).toMatchObject({ total: 1, documents: [{ id: documentId }] })
   // The invitation was written in the same transaction as the document.
@@ -88,33 +93,37 @@ async function expectOneDocument(server: ServerProcess, apiKey: string, document
   expect(mail).toEqual([expect.objectContaining({ to: signer, subject: 'Lifecycle Org sent you "Lease" to sign' })])
 }
 
-test('healthz answers once ready; after SIGTERM (exit 0) a restart serves the same data', async () => {
-  const dataDir = makeTempDir('restart')
-  const server = await startServer({ dataDir })
-  const health = await server.request('/healthz')
-  expect(health.status).toBe(200)
-  expect(await health.json()).toEqual({ status: 'ok' })
+test(
+  'healthz answers once ready; after SIGTERM (exit 0) a restart serves the same data',
+  async () => {
+    const dataDir = makeTempDir('restart')
+    const server = await startServer({ dataDir })
+    const health = await server.request('/healthz')
+    expect(health.status).toBe(200)
+    expect(await health.json()).toEqual({ status: 'ok' })
 
-  const { org, template } = await orgWithTemplate(dataDir)
-  const signer = `ann-${randomUUID()}@example.com`
-  const created = await server.request('/api/v1/documents', {
-    method: 'POST',
-    key: org.api_key,
-    json: { template_id: template.id, signer: { email: signer, name: 'Ann' } },
-  })
-  expect(created.status).toBe(201)
-  const { id } = (await created.json()) as { id: string }
+    const { org, template } = await orgWithTemplate(dataDir)
+    const signer = `ann-${randomUUID()}@example.com`
+    const created = await server.request('/api/v1/documents', {
+      method: 'POST',
+      key: org.api_key,
+      json: { template_id: template.id, signer: { email: signer, name: 'Ann' } },
+    })
+    expect(created.status).toBe(201)
+    const { id } = (await created.json()) as { id: string }
 
-  expect(await server.stop('SIGTERM')).toEqual({ code: 0, signal: null })
-  await expectReleased(server)
+    expect(await server.stop('SIGTERM')).toEqual({ code: 0, signal: null })
+    await expectReleased(server)
 
-  const restarted = await startServer({ dataDir })
-  await expectOneDocument(restarted, org.api_key, id, signer)
-  const templates = await restarted.request('/api/v1/templates', { key: org.api_key })
-  expect(await templates.json()).toMatchObject({ total: 1, templates: [{ id: template.id, name: 'Lease' }] })
-  expect(await restarted.stop('SIGTERM')).toEqual({ code: 0, signal: null })
-  await expectReleased(restarted)
-}, TIMEOUT_MS)
+    const restarted = await startServer({ dataDir })
+    await expectOneDocument(restarted, org.api_key, id, signer)
+    const templates = await restarted.request('/api/v1/templates', { key: org.api_key })
+    expect(await templates.json()).toMatchObject({ total: 1, templates: [{ id: template.id, name: 'Lease' }] })
+    expect(await restarted.stop('SIGTERM')).toEqual({ code: 0, signal: null })
+    await expectReleased(restarted)
+  },
+  TIMEOUT_MS,
+)
 
 /**
  * Deterministic: the request's headers and half its body are sent, and the server has logged
@@ -122,73 +131,81 @@ test('healthz answers once ready; after SIGTERM (exit 0) a restart serves the sa
  * the body goes only once shutdown has begun and new connections are refused. The client keeps
  * its connection alive, as fetch and most SDKs do.
  */
-test('a request in flight when SIGTERM arrives completes, then the process exits 0', async () => {
-  const dataDir = makeTempDir('inflight')
-  // LOG_LEVEL=info: the "incoming request" and "shutting down" lines are the synchronisation points.
-  const server = await startServer({ dataDir, env: { LOG_LEVEL: 'info' } })
-  const { org, template } = await orgWithTemplate(dataDir)
-  const signer = `bob-${randomUUID()}@example.com`
-  const body = Buffer.from(JSON.stringify({ template_id: template.id, signer: { email: signer, name: 'Bob' } }))
-  const inFlight = startHalfSentRequest(
-    { host: '127.0.0.1', port: server.port, method: 'POST', path: '/api/v1/documents', headers: { authorization: `Bearer ${org.api_key}` } },
-    body,
-  )
-  await server.waitForLog((line) => {
-    const logged = line.req as { method?: string; url?: string } | undefined
-    return line.msg === 'incoming request' && logged?.method === 'POST' && logged.url === '/api/v1/documents'
-  })
+test(
+  'a request in flight when SIGTERM arrives completes, then the process exits 0',
+  async () => {
+    const dataDir = makeTempDir('inflight')
+    // LOG_LEVEL=info: the "incoming request" and "shutting down" lines are the synchronisation points.
+    const server = await startServer({ dataDir, env: { LOG_LEVEL: 'info' } })
+    const { org, template } = await orgWithTemplate(dataDir)
+    const signer = `bob-${randomUUID()}@example.com`
+    const body = Buffer.from(JSON.stringify({ template_id: template.id, signer: { email: signer, name: 'Bob' } }))
+    const inFlight = startHalfSentRequest(
+      { host: '127.0.0.1', port: server.port, method: 'POST', path: '/api/v1/documents', headers: { authorization: `Bearer ${org.api_key}` } },
+      body,
+    )
+    await server.waitForLog((line) => {
+      const logged = line.req as { method?: string; url?: string } | undefined
+      return line.msg === 'incoming request' && logged?.method === 'POST' && logged.url === '/api/v1/documents'
+    })
 
-  server.child.kill('SIGTERM')
-  await server.waitForLog((line) => line.msg === 'shutting down: finishing in-flight requests')
-  // A new connection is a clean refusal once the HTTP server has begun closing.
-  const deadline = Date.now() + 30_000
-  while (!(await isUnreachable(server.url))) {
-    expect(Date.now()).toBeLessThan(deadline)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  expect(server.child.exitCode).toBeNull()
+    server.child.kill('SIGTERM')
+    await server.waitForLog((line) => line.msg === 'shutting down: finishing in-flight requests')
+    // A new connection is a clean refusal once the HTTP server has begun closing.
+    const deadline = Date.now() + 30_000
+    while (!(await isUnreachable(server.url))) {
+      expect(Date.now()).toBeLessThan(deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    expect(server.child.exitCode).toBeNull()
 
-  const answer = await inFlight.finish()
-  expect(answer).toMatchObject({ status: 201 })
-  const { id } = JSON.parse(answer.body ?? '') as { id: string }
+    const answer = await inFlight.finish()
+    expect(answer).toMatchObject({ status: 201 })
+    const { id } = JSON.parse(answer.body ?? '') as { id: string }
 
-  // The client still holds its connection: the server must not wait for it to go away.
-  expect(await server.stop('SIGTERM')).toEqual({ code: 0, signal: null })
-  inFlight.agent.destroy()
-  expect(server.output()).not.toMatch(/shutdown took longer|shutdown failed/)
-  await expectReleased(server)
+    // The client still holds its connection: the server must not wait for it to go away.
+    expect(await server.stop('SIGTERM')).toEqual({ code: 0, signal: null })
+    inFlight.agent.destroy()
+    expect(server.output()).not.toMatch(/shutdown took longer|shutdown failed/)
+    await expectReleased(server)
 
-  const restarted = await startServer({ dataDir })
-  await expectOneDocument(restarted, org.api_key, id, signer)
-  expect(await restarted.stop('SIGTERM')).toEqual({ code: 0, signal: null })
-}, TIMEOUT_MS)
+    const restarted = await startServer({ dataDir })
+    await expectOneDocument(restarted, org.api_key, id, signer)
+    expect(await restarted.stop('SIGTERM')).toEqual({ code: 0, signal: null })
+  },
+  TIMEOUT_MS,
+)
 
 /**
  * The operator CLI's commands are requests too. Deterministic like the HTTP case: half the
  * command is sent, then a complete command on a second connection gets its answer (so the
  * server has long read the first one's headers), then SIGTERM, then the rest.
  */
-test.skipIf(usingPostgres)('an admin command in flight when SIGTERM arrives completes', async () => {
-  const dataDir = makeTempDir('inflight-admin')
-  const server = await startServer({ dataDir, env: { LOG_LEVEL: 'info' } })
-  const body = Buffer.from(JSON.stringify({ name: 'org.create', orgName: 'Created during shutdown', plan: 'free' }))
-  const inFlight = startHalfSentRequest({ socketPath: adminSocketPath(dataDir), method: 'POST', path: '/commands' }, body)
-  await runCliJson(dataDir, ['mail', 'list', '--limit', '1'])
+test.skipIf(usingPostgres)(
+  'an admin command in flight when SIGTERM arrives completes',
+  async () => {
+    const dataDir = makeTempDir('inflight-admin')
+    const server = await startServer({ dataDir, env: { LOG_LEVEL: 'info' } })
+    const body = Buffer.from(JSON.stringify({ name: 'org.create', orgName: 'Created during shutdown', plan: 'free' }))
+    const inFlight = startHalfSentRequest({ socketPath: adminSocketPath(dataDir), method: 'POST', path: '/commands' }, body)
+    await runCliJson(dataDir, ['mail', 'list', '--limit', '1'])
 
-  server.child.kill('SIGTERM')
-  await server.waitForLog((line) => line.msg === 'shutting down: finishing in-flight requests')
-  // The socket file goes once the admin server has stopped accepting.
-  while (existsSync(adminSocketPath(dataDir))) await new Promise((resolve) => setTimeout(resolve, 20))
+    server.child.kill('SIGTERM')
+    await server.waitForLog((line) => line.msg === 'shutting down: finishing in-flight requests')
+    // The socket file goes once the admin server has stopped accepting.
+    while (existsSync(adminSocketPath(dataDir))) await new Promise((resolve) => setTimeout(resolve, 20))
 
-  const answer = await inFlight.finish()
-  expect(answer).toMatchObject({ status: 200 })
-  const { result } = JSON.parse(answer.body ?? '') as { result: CreatedOrg }
-  expect(await server.stop('SIGTERM')).toEqual({ code: 0, signal: null })
-  inFlight.agent.destroy()
-  await expectReleased(server)
+    const answer = await inFlight.finish()
+    expect(answer).toMatchObject({ status: 200 })
+    const { result } = JSON.parse(answer.body ?? '') as { result: CreatedOrg }
+    expect(await server.stop('SIGTERM')).toEqual({ code: 0, signal: null })
+    inFlight.agent.destroy()
+    await expectReleased(server)
 
-  const restarted = await startServer({ dataDir })
-  const templates = await restarted.request('/api/v1/templates', { key: result.api_key })
-  expect(await templates.json()).toMatchObject({ total: 0, org_name: 'Created during shutdown' })
-  expect(await restarted.stop('SIGTERM')).toEqual({ code: 0, signal: null })
-}, TIMEOUT_MS)
+    const restarted = await startServer({ dataDir })
+    const templates = await restarted.request('/api/v1/templates', { key: result.api_key })
+    expect(await templates.json()).toMatchObject({ total: 0, org_name: 'Created during shutdown' })
+    expect(await restarted.stop('SIGTERM')).toEqual({ code: 0, signal: null })
+  },
+  TIMEOUT_MS,
+)

@@ -72,12 +72,18 @@ describe('a server without SMTP_URL', () => {
     const refused = await postDocument(server, org.apiKey, { template_id: org.templateId, signer: { email, auth_required: true } })
     expect(refused.status).toBe(400)
     expect(await bodyOf(refused)).toEqual({
-      error: 'This Signet instance sends no e-mail (SMTP_URL is not set), so a signer could not receive the one-time code auth_required needs. Set SMTP_URL, or send without auth_required.',
+      error:
+        'This Signet instance sends no e-mail (SMTP_URL is not set), so a signer could not receive the one-time code auth_required needs. Set SMTP_URL, or send without auth_required.',
     })
     // Without a code the invitation is kept and logged as before, by subject.
     expect(await statusOf(postDocument(server, org.apiKey, { template_id: org.templateId, signer: { email } }))).toBe(201)
     await server.services.mail.drain()
-    expect(log.entries().filter((entry) => entry.to === email).map((entry) => entry.subject)).toEqual([expect.stringContaining('sent you')])
+    expect(
+      log
+        .entries()
+        .filter((entry) => entry.to === email)
+        .map((entry) => entry.subject),
+    ).toEqual([expect.stringContaining('sent you')])
   })
 
   it('code e-mails carry the code in their body only, never in the subject', () => {
@@ -94,7 +100,10 @@ describe('the logger', () => {
     const token = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcde'
     const apiKey = `sgn_live_${'0123456789abcdef'.repeat(4)}`
     const error = new Error(`Reply was already sent, did you forget to "return reply" in the "/sign/${token}/finish" route?`)
-    logger.warn({ err: error, reqUrl: `http://signet.test/sign/${token}?key=${apiKey}`, nested: { links: [`/sign/${token}`] } }, `GET /sign/${token}/view failed`)
+    logger.warn(
+      { err: error, reqUrl: `http://signet.test/sign/${token}?key=${apiKey}`, nested: { links: [`/sign/${token}`] } },
+      `GET /sign/${token}/view failed`,
+    )
     logger.child({ reqId: 'req-1' }).info(`Route GET:/sign/${token}/nope not found`)
 
     expect(leaked(log.text(), { token, apiKey })).toEqual([])

@@ -54,7 +54,7 @@ describe('the MCP Inspector CLI as a second client', () => {
     }
   }, 90_000)
 
-  test('tools/call get_usage: the org\'s usage, the same as the REST report', async () => {
+  test("tools/call get_usage: the org's usage, the same as the REST report", async () => {
     await createSentDocument(server, org)
     const result = (await inspector(['--method', 'tools/call', '--tool-name', 'get_usage'])) as { content: Json[]; structuredContent: Json; isError?: boolean }
     expect(result.isError ?? false).toBe(false)
@@ -66,7 +66,9 @@ describe('the MCP Inspector CLI as a second client', () => {
 
   test('tools/call with an argument: get_document_status of a document', async () => {
     const id = await createSentDocument(server, org)
-    const result = (await inspector(['--method', 'tools/call', '--tool-name', 'get_document_status', '--tool-arg', `document_id=${id}`])) as { structuredContent: Json }
+    const result = (await inspector(['--method', 'tools/call', '--tool-name', 'get_document_status', '--tool-arg', `document_id=${id}`])) as {
+      structuredContent: Json
+    }
     expect(result.structuredContent).toEqual(await bodyOf(await server.request(`/api/v1/documents/${id}`, { key: org.apiKey })))
   }, 90_000)
 

@@ -106,7 +106,14 @@ async function ledger(orgId: string): Promise<Record<string, number>> {
  */
 async function useIncludedUnits(orgId: string, n: number): Promise<void> {
   await server.services.db.insert(usageEvents).values(
-    Array.from({ length: n }, () => ({ orgId, kind: 'send' as const, channel: 'mcp' as const, period: PERIOD, billing: 'included' as const, unitPriceCents: 0 })),
+    Array.from({ length: n }, () => ({
+      orgId,
+      kind: 'send' as const,
+      channel: 'mcp' as const,
+      period: PERIOD,
+      billing: 'included' as const,
+      unitPriceCents: 0,
+    })),
   )
 }
 
@@ -147,7 +154,9 @@ describe('Business', () => {
       expect(await usage(org)).toMatchObject({ included_used: 0, billable_units: 0, unlimited_units: 1 })
 
       await useIncludedUnits(org.orgId, 100)
-      expect(await bodyOf(await server.request('/api/v1/billing/spend-cap', { method: 'PUT', key: org.apiKey, json: { spend_cap_cents: 0 } }))).toEqual({ spend_cap_cents: 0 })
+      expect(await bodyOf(await server.request('/api/v1/billing/spend-cap', { method: 'PUT', key: org.apiKey, json: { spend_cap_cents: 0 } }))).toEqual({
+        spend_cap_cents: 0,
+      })
       expect((await agentSeal(org)).structured.seal_status).toBe('sealed')
       expect(await callError(org.agent, 'create_and_send_document', createArgs(org))).toBe(capText('$0.00'))
       expect(await usage(org)).toMatchObject({ included_used: 100, billable_units: 0, unlimited_units: 2, spend_cap_reached: true })
@@ -217,7 +226,14 @@ describe('Pro with a spend cap', () => {
       await useIncludedUnits(org.orgId, 97)
       await agentCreates(org, 2)
       expect((await agentSeal(org)).structured.seal_status).toBe('sealed')
-      expect(await usage(org)).toMatchObject({ plan: 'pro', included_used: 100, included_remaining: 0, billable_units: 0, spend_cap_cents: 0, spend_cap_reached: true })
+      expect(await usage(org)).toMatchObject({
+        plan: 'pro',
+        included_used: 100,
+        included_remaining: 0,
+        billable_units: 0,
+        spend_cap_cents: 0,
+        spend_cap_reached: true,
+      })
 
       const text = await callError(org.agent, 'create_and_send_document', createArgs(org))
       expect(text).toBe(capText('$0.00'))

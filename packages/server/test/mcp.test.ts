@@ -20,7 +20,6 @@ import { haveTools } from '../../../test-support/tools.ts'
  * agent-triggered mark in the audit trail and on the signed PDF's certificate page.
  */
 
-
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -97,8 +96,7 @@ afterAll(async () => {
   await server?.close()
 })
 
-const documentCount = async (orgId: string) =>
-  (await server.services.db.select({ n: count() }).from(documents).where(eq(documents.orgId, orgId)))[0]?.n
+const documentCount = async (orgId: string) => (await server.services.db.select({ n: count() }).from(documents).where(eq(documents.orgId, orgId)))[0]?.n
 
 const restDocument = async (id: string, key = org.apiKey) => bodyOf(await server.request(`/api/v1/documents/${id}`, { key }))
 
@@ -170,7 +168,7 @@ describe('tools/list', () => {
     })
   })
 
-  test('the input schemas carry the REST fields\' constraints, in plain JSON Schema', async () => {
+  test("the input schemas carry the REST fields' constraints, in plain JSON Schema", async () => {
     const { tools } = await agent.listTools()
     const create = tools.find((t) => t.name === 'create_and_send_document')?.inputSchema as Json & { properties: Record<string, Json> }
     expect(create.required).toEqual(['template_id'])
@@ -187,7 +185,10 @@ describe('tools/list', () => {
     expect(seal.required).toEqual(['file_base64'])
     expect(seal.properties.certificate_mode).toMatchObject({ enum: ['both', 'separate', 'appended'] })
     for (const name of ['get_document_status', 'void_document', 'get_signed_file', 'get_certificate_file', 'get_badge_image']) {
-      expect(tools.find((t) => t.name === name)?.inputSchema, name).toMatchObject({ required: ['document_id'], properties: { document_id: { format: 'uuid' } } })
+      expect(tools.find((t) => t.name === name)?.inputSchema, name).toMatchObject({
+        required: ['document_id'],
+        properties: { document_id: { format: 'uuid' } },
+      })
     }
     expect(tools.find((t) => t.name === 'get_usage')?.inputSchema).toMatchObject({ type: 'object', properties: {} })
   })
@@ -200,7 +201,7 @@ describe('tools/list', () => {
 })
 
 describe('each tool, success', () => {
-  test('list_templates: the org\'s templates with their roles, the same as REST', async () => {
+  test("list_templates: the org's templates with their roles, the same as REST", async () => {
     const twoParty = await server.createTemplate(org.orgId, { name: 'Two-party NDA', fields: fieldsForRoles([0, 1]) })
     const { structured } = await callOk<{ templates: Json[]; org_name: string }>(agent, 'list_templates')
     expect(structured.org_name).toBe('Acme Agents')
@@ -274,7 +275,10 @@ describe('each tool, success', () => {
     const sent = await agentSend()
     const voided = await agentSend()
     await callOk(agent, 'void_document', { document_id: voided.id })
-    const { structured } = await callOk<{ documents: Json[]; limit: number; offset: number; has_more: boolean }>(agent, 'list_documents', { status: 'voided', limit: 100 })
+    const { structured } = await callOk<{ documents: Json[]; limit: number; offset: number; has_more: boolean }>(agent, 'list_documents', {
+      status: 'voided',
+      limit: 100,
+    })
     const ids = structured.documents.map((d) => d.id)
     expect(ids).toContain(voided.id)
     expect(ids).not.toContain(sent.id)
@@ -295,7 +299,7 @@ describe('each tool, success', () => {
     expect(mails[1]?.text).toMatch(/no longer/i)
   })
 
-  test('get_signed_file: the completed document\'s signed PDF as an embedded resource, the same file as REST', async () => {
+  test("get_signed_file: the completed document's signed PDF as an embedded resource, the same file as REST", async () => {
     const { documentId, pdf, structured, result } = await agentCompletedDocument()
     const file = resourceOf(result)
     const downloadUrl = `http://signet.test/api/v1/documents/${documentId}/signed-file`
@@ -418,9 +422,9 @@ describe('each tool, errors: tool results with isError and the REST texts', () =
     expect(await callError(agent, 'create_and_send_document', { template_id: org.templateId, signer_email: email, invite_subject: 'x'.repeat(201) })).toBe(
       'invite_subject must be at most 200 characters',
     )
-    expect(await callError(agent, 'create_and_send_document', { template_id: org.templateId, signer_email: email, expires_at: '2030-01-31T17:00:00+02:00' })).toBe(
-      'expires_at must be a UTC date-time such as 2030-01-31T17:00:00Z (or "" for none)',
-    )
+    expect(
+      await callError(agent, 'create_and_send_document', { template_id: org.templateId, signer_email: email, expires_at: '2030-01-31T17:00:00+02:00' }),
+    ).toBe('expires_at must be a UTC date-time such as 2030-01-31T17:00:00Z (or "" for none)')
     const either = 'Provide either signer_email (a template with one role) or signers (one per role of a multi-party template), not both.'
     expect(await callError(agent, 'create_and_send_document', { template_id: org.templateId, signer_email: email, signers: [{ role: 0, email }] })).toBe(either)
     expect(await callError(agent, 'create_and_send_document', { template_id: org.templateId })).toBe(either)
@@ -437,18 +441,18 @@ describe('each tool, errors: tool results with isError and the REST texts', () =
     expect(await documentCount(org.orgId)).toBe(before)
   })
 
-  test('the domain\'s refusals carry the REST texts', async () => {
+  test("the domain's refusals carry the REST texts", async () => {
     const theirTemplate = (await callOk<{ templates: Json[] }>(strangerAgent, 'list_templates')).structured.templates[0]?.id
     const refused = await postDocument(server, org.apiKey, { template_id: theirTemplate, signer: { email: uniqueEmail() } })
     const restText = await expectError(refused, 400)
     expect(await callError(agent, 'create_and_send_document', { template_id: theirTemplate, signer_email: uniqueEmail() })).toBe(restText)
     expect(restText).toBe('Template not found.')
-    expect(await callError(agent, 'create_and_send_document', { template_id: org.templateId, signer_email: uniqueEmail(), expires_at: '2001-01-01T00:00:00Z' })).toBe(
-      'expires_at must be in the future.',
-    )
+    expect(
+      await callError(agent, 'create_and_send_document', { template_id: org.templateId, signer_email: uniqueEmail(), expires_at: '2001-01-01T00:00:00Z' }),
+    ).toBe('expires_at must be in the future.')
   })
 
-  test("another org's document is exactly \"Document not found.\", for every tool that takes a document_id", async () => {
+  test('another org\'s document is exactly "Document not found.", for every tool that takes a document_id', async () => {
     const theirs = await agentSend(strangerAgent, stranger.templateId)
     const { structured: theirSeal } = await agentSeal(strangerAgent)
     await expectError(await server.request(`/api/v1/documents/${theirs.id}`, { key: org.apiKey }), 404, NOT_FOUND)
@@ -494,9 +498,13 @@ describe('each tool, errors: tool results with isError and the REST texts', () =
     expect(await callError(agent, 'seal_document', { file_base64: Buffer.from('hello, this is not a PDF').toString('base64'), title: 'x' })).toBe(
       'The file is not a PDF (no %PDF- header).',
     )
-    expect(await callError(agent, 'seal_document', { file_base64: '%PDF-1.7 not base64 at all!', title: 'x' })).toBe('file_base64 must be the PDF encoded as base64.')
+    expect(await callError(agent, 'seal_document', { file_base64: '%PDF-1.7 not base64 at all!', title: 'x' })).toBe(
+      'file_base64 must be the PDF encoded as base64.',
+    )
     expect(await callError(agent, 'seal_document', { file_base64: '', title: 'x' })).toBe('file_base64 must be at least 1 character')
-    expect(await callError(agent, 'seal_document', { file_base64: base64(await makePdf(1)) })).toBe('Give the sealed document a title (or a filename to take it from).')
+    expect(await callError(agent, 'seal_document', { file_base64: base64(await makePdf(1)) })).toBe(
+      'Give the sealed document a title (or a filename to take it from).',
+    )
     expect(await callError(agent, 'seal_document', { file_base64: base64(await makePdf(1)), title: 'x', certificate_mode: 'stapled' })).toBe(
       'certificate_mode must be one of: both, separate, appended',
     )
@@ -558,7 +566,7 @@ describe('the HTTP layer', () => {
     }
   })
 
-  test('a foreign Origin: 403; the service\'s own origin is allowed', async () => {
+  test("a foreign Origin: 403; the service's own origin is allowed", async () => {
     const auth = { authorization: `Bearer ${org.apiKey}` }
     const foreign = await postMcp(server, rpc(2, 'tools/list'), { ...auth, origin: 'https://evil.example' })
     await expectError(foreign, 403, 'Requests from the web origin https://evil.example are not allowed on this endpoint.')
@@ -575,7 +583,10 @@ describe('the HTTP layer', () => {
       const response = await postMcp(server, rpc(6, 'tools/call', params), auth)
       expect(response.status, JSON.stringify(params)).toBe(200)
       const body = await bodyOf<{ id: number; error: { code: number; message: string } }>(response)
-      expect(body, JSON.stringify(params)).toMatchObject({ id: 6, error: { code: -32602, message: expect.stringContaining('Invalid tools/call request') as unknown } })
+      expect(body, JSON.stringify(params)).toMatchObject({
+        id: 6,
+        error: { code: -32602, message: expect.stringContaining('Invalid tools/call request') as unknown },
+      })
     }
     // A well-formed call on the same path is answered.
     const ok = await postMcp(server, rpc(7, 'tools/call', { name: 'get_usage', arguments: {} }), auth)
@@ -618,7 +629,10 @@ describe('the agent-tools rate limit', () => {
       expect((await bodyOf<{ result: { tools: unknown[] } }>(list)).result.tools).toHaveLength(10)
     }
     const call = (id: number) => postMcp(limited, rpc(id, 'tools/call', { name: 'get_usage', arguments: {} }), auth)
-    for (const [id, left] of [[10, 1], [11, 0]] as const) {
+    for (const [id, left] of [
+      [10, 1],
+      [11, 0],
+    ] as const) {
       const response = await call(id)
       expect(response.status).toBe(200)
       expect(response.headers.get('ratelimit-policy')).toBe('"agent-tools";q=2;w=3600')

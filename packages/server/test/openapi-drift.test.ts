@@ -33,7 +33,9 @@ describe('the committed OpenAPI document (packages/web/openapi.json)', () => {
   test('is exactly what the routes produce', async () => {
     const committed = await readFile(OPENAPI_FILE, 'utf8').catch(() => null)
     if (committed === generated) return
-    const changes = committed ? differences((JSON.parse(committed) as { paths: Paths }).paths, (JSON.parse(generated) as { paths: Paths }).paths) : ['(the file is missing)']
+    const changes = committed
+      ? differences((JSON.parse(committed) as { paths: Paths }).paths, (JSON.parse(generated) as { paths: Paths }).paths)
+      : ['(the file is missing)']
     expect.fail(
       `packages/web/openapi.json differs from the routes. Run \`${OPENAPI_COMMAND}\` and commit the result ` +
         `(then regenerate the dashboard's client). Operations that differ:\n${changes.length > 0 ? changes.join('\n') : '(only outside paths: info, components or servers)'}`,

@@ -150,7 +150,11 @@ describe('users', () => {
   })
 
   test('an operator cannot disable themselves', async () => {
-    await expectError(await operator.fetch(`/api/v1/operator/users/${operator.userId}/disable`, { method: 'POST' }), 409, 'You cannot disable your own account.')
+    await expectError(
+      await operator.fetch(`/api/v1/operator/users/${operator.userId}/disable`, { method: 'POST' }),
+      409,
+      'You cannot disable your own account.',
+    )
     expect((await operator.fetch('/api/v1/operator/orgs')).status).toBe(200)
   })
 

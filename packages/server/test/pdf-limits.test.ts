@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { executeAdminCommand } from '../src/admin/commands.ts'
 import { AppError } from '../src/errors.ts'
 import { bodyOf, expectError, setupOrg, type TestOrg } from './helpers/api.ts'
-import { flateBombPdf, heapHungryPdf, hugeImagePdf, imageHeavyPdf, lzwBombPdf, manyObjectsPdf, manyPagesPdf, objectStreamBombPdf } from './helpers/hostile-pdfs.ts'
+import {
+  flateBombPdf,
+  heapHungryPdf,
+  hugeImagePdf,
+  imageHeavyPdf,
+  lzwBombPdf,
+  manyObjectsPdf,
+  manyPagesPdf,
+  objectStreamBombPdf,
+} from './helpers/hostile-pdfs.ts'
 import { makePdf } from './helpers/pdf.ts'
 import { postSeal, verifyIdentity } from './helpers/seals.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
@@ -51,7 +60,11 @@ describe('each limit, named in its 413', () => {
   })
 
   test('image size (PDF_MAX_IMAGE_MEGAPIXELS): an image declared at 2000 × 2000', async () => {
-    await expectError(await seal(hugeImagePdf(2000, 2000)), 413, 'The PDF has an image larger than this server accepts (4 megapixels; the limit is 1 megapixels, PDF_MAX_IMAGE_MEGAPIXELS).')
+    await expectError(
+      await seal(hugeImagePdf(2000, 2000)),
+      413,
+      'The PDF has an image larger than this server accepts (4 megapixels; the limit is 1 megapixels, PDF_MAX_IMAGE_MEGAPIXELS).',
+    )
   })
 
   test('decompressed size (PDF_MAX_DECOMPRESSED_MB): Flate and LZW streams, and an object stream that goes off while the file is opened', async () => {
@@ -62,7 +75,12 @@ describe('each limit, named in its 413', () => {
   })
 
   test('templates are opened under the same limits', async () => {
-    const created = executeAdminCommand(server.services, { name: 'template.create', orgId: org.orgId, templateName: 'Too long', pdfBase64: manyPagesPdf(6).toString('base64') })
+    const created = executeAdminCommand(server.services, {
+      name: 'template.create',
+      orgId: org.orgId,
+      templateName: 'Too long',
+      pdfBase64: manyPagesPdf(6).toString('base64'),
+    })
     await expect(created).rejects.toThrow(/more pages than this server accepts .*PDF_MAX_PAGES/)
   })
 
@@ -131,7 +149,9 @@ describe('the worker pool', () => {
       expect(response.headers.get('retry-after')).toBe('5')
       await expectError(response, 503, 'The server is busy with other documents. Try again in 5 seconds.')
     }
-    const accepted = await Promise.all(responses.filter((r) => r.status !== 503).map((r) => bodyOf<{ id: string; seal_status: string; last_error: string | null }>(r)))
+    const accepted = await Promise.all(
+      responses.filter((r) => r.status !== 503).map((r) => bodyOf<{ id: string; seal_status: string; last_error: string | null }>(r)),
+    )
     expect(accepted.length).toBeGreaterThan(0)
     for (const seal of accepted.filter((s) => s.seal_status === 'pending')) {
       expect(seal.last_error).toBe('every PDF worker of this server was busy; it is retried in a few seconds')
@@ -139,7 +159,10 @@ describe('the worker pool', () => {
     // Every accepted upload ends sealed: the pending ones by the background job.
     for (const seal of accepted) {
       await expect
-        .poll(async () => (await bodyOf<{ seal_status: string }>(await busy.request(`/api/v1/seals/${seal.id}`, { key: busyOrg.apiKey }))).seal_status, { timeout: 60_000, interval: 500 })
+        .poll(async () => (await bodyOf<{ seal_status: string }>(await busy.request(`/api/v1/seals/${seal.id}`, { key: busyOrg.apiKey }))).seal_status, {
+          timeout: 60_000,
+          interval: 500,
+        })
         .toBe('sealed')
     }
   }, 120_000)

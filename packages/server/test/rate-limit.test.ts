@@ -72,7 +72,7 @@ describe('POST /api/v1/documents: 60 per hour per org', () => {
     expect(counter?.count).toBe(60)
   })
 
-  test('another org is not affected, nor are the same org\'s other routes', async () => {
+  test("another org is not affected, nor are the same org's other routes", async () => {
     const other = await setupOrg(server)
     const created = await send(other)
     expect(created.status).toBe(201)
@@ -213,66 +213,79 @@ describe.runIf(process.env.DATABASE_URL)('two server processes sharing one Postg
     await scratch.drop()
   }, STARTUP_TIMEOUT_MS)
 
-  test(`20 creates split across both stop at ${LIMIT} in total`, async () => {
-    // The window is the UTC clock hour: do not straddle its end.
-    const toNextHour = 3_600_000 - (Date.now() % 3_600_000)
-    if (toNextHour < 30_000) await new Promise((resolve) => setTimeout(resolve, toNextHour + 1000))
+  test(
+    `20 creates split across both stop at ${LIMIT} in total`,
+    async () => {
+      // The window is the UTC clock hour: do not straddle its end.
+      const toNextHour = 3_600_000 - (Date.now() % 3_600_000)
+      if (toNextHour < 30_000) await new Promise((resolve) => setTimeout(resolve, toNextHour + 1000))
 
-    const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        servers[i % 2 === 0 ? 0 : 1].request('/api/v1/documents', {
-          method: 'POST',
-          key: org.api_key,
-          json: { template_id: templateId, signer: { email: uniqueEmail() } },
-        }),
-      ),
-    )
-    const statuses = responses.map((r) => r.status)
-    expect(statuses.filter((s) => s === 201)).toHaveLength(LIMIT)
-    expect(statuses.filter((s) => s === 429)).toHaveLength(20 - LIMIT)
-    // Unshared counters would have let each process create LIMIT documents.
-    expect(responses.every((r) => r.headers.get('ratelimit-policy') === `"create";q=${LIMIT};w=3600`)).toBe(true)
-    for (const response of responses.filter((r) => r.status === 429)) {
-      expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0)
-      expect(await response.json()).toEqual({ error: expect.stringMatching(/^Rate limit exceeded\. Try again in \d+ (minutes?|seconds?)\.$/) as unknown, code: 'rate_limited' })
-    }
-    // The processes counted one sequence between them: each remaining value once.
-    const remaining = responses.filter((r) => r.status === 201).map((r) => rateLimitOf(r).r)
-    expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: LIMIT }, (_, i) => i))
-
-    const database = await openDatabase({ databaseUrl: scratch.url })
-    try {
-      const rows = await database.db.select({ id: documents.id }).from(documents).where(eq(documents.orgId, org.org_id))
-      expect(rows).toHaveLength(LIMIT)
-    } finally {
-      await database.close()
-    }
-  }, STARTUP_TIMEOUT_MS)
-
-  test(`reads, leased a few at a time by each process, never pass ${READ_LIMIT} in total and stop close to it`, async () => {
-    const toNextHour = 3_600_000 - (Date.now() % 3_600_000)
-    if (toNextHour < 60_000) await new Promise((resolve) => setTimeout(resolve, toNextHour + 1000))
-    const database = await openDatabase({ databaseUrl: scratch.url })
-    let documentId: string
-    try {
-      const [row] = await database.db.select({ id: documents.id }).from(documents).where(eq(documents.orgId, org.org_id)).limit(1)
-      documentId = row?.id ?? ''
-    } finally {
-      await database.close()
-    }
-    const statuses: number[] = []
-    // 300 reads, ten at a time to each process.
-    for (let round = 0; round < 15; round++) {
-      const batch = await Promise.all(Array.from({ length: 20 }, (_, i) => servers[i % 2 === 0 ? 0 : 1].request(`/api/v1/documents/${documentId}`, { key: org.api_key })))
-      for (const response of batch) {
-        statuses.push(response.status)
-        await response.body?.cancel()
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          servers[i % 2 === 0 ? 0 : 1].request('/api/v1/documents', {
+            method: 'POST',
+            key: org.api_key,
+            json: { template_id: templateId, signer: { email: uniqueEmail() } },
+          }),
+        ),
+      )
+      const statuses = responses.map((r) => r.status)
+      expect(statuses.filter((s) => s === 201)).toHaveLength(LIMIT)
+      expect(statuses.filter((s) => s === 429)).toHaveLength(20 - LIMIT)
+      // Unshared counters would have let each process create LIMIT documents.
+      expect(responses.every((r) => r.headers.get('ratelimit-policy') === `"create";q=${LIMIT};w=3600`)).toBe(true)
+      for (const response of responses.filter((r) => r.status === 429)) {
+        expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0)
+        expect(await response.json()).toEqual({
+          error: expect.stringMatching(/^Rate limit exceeded\. Try again in \d+ (minutes?|seconds?)\.$/) as unknown,
+          code: 'rate_limited',
+        })
       }
-    }
-    const served = statuses.filter((status) => status === 200).length
-    expect(served + statuses.filter((status) => status === 429).length).toBe(300)
-    expect(served).toBeLessThanOrEqual(READ_LIMIT)
-    // What a process leased and did not use is lost for the hour, but leases shrink to one request near the limit.
-    expect(served).toBeGreaterThanOrEqual(READ_LIMIT - 4)
-  }, STARTUP_TIMEOUT_MS)
+      // The processes counted one sequence between them: each remaining value once.
+      const remaining = responses.filter((r) => r.status === 201).map((r) => rateLimitOf(r).r)
+      expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: LIMIT }, (_, i) => i))
+
+      const database = await openDatabase({ databaseUrl: scratch.url })
+      try {
+        const rows = await database.db.select({ id: documents.id }).from(documents).where(eq(documents.orgId, org.org_id))
+        expect(rows).toHaveLength(LIMIT)
+      } finally {
+        await database.close()
+      }
+    },
+    STARTUP_TIMEOUT_MS,
+  )
+
+  test(
+    `reads, leased a few at a time by each process, never pass ${READ_LIMIT} in total and stop close to it`,
+    async () => {
+      const toNextHour = 3_600_000 - (Date.now() % 3_600_000)
+      if (toNextHour < 60_000) await new Promise((resolve) => setTimeout(resolve, toNextHour + 1000))
+      const database = await openDatabase({ databaseUrl: scratch.url })
+      let documentId: string
+      try {
+        const [row] = await database.db.select({ id: documents.id }).from(documents).where(eq(documents.orgId, org.org_id)).limit(1)
+        documentId = row?.id ?? ''
+      } finally {
+        await database.close()
+      }
+      const statuses: number[] = []
+      // 300 reads, ten at a time to each process.
+      for (let round = 0; round < 15; round++) {
+        const batch = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => servers[i % 2 === 0 ? 0 : 1].request(`/api/v1/documents/${documentId}`, { key: org.api_key })),
+        )
+        for (const response of batch) {
+          statuses.push(response.status)
+          await response.body?.cancel()
+        }
+      }
+      const served = statuses.filter((status) => status === 200).length
+      expect(served + statuses.filter((status) => status === 429).length).toBe(300)
+      expect(served).toBeLessThanOrEqual(READ_LIMIT)
+      // What a process leased and did not use is lost for the hour, but leases shrink to one request near the limit.
+      expect(served).toBeGreaterThanOrEqual(READ_LIMIT - 4)
+    },
+    STARTUP_TIMEOUT_MS,
+  )
 })

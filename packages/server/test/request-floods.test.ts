@@ -72,7 +72,10 @@ describe('finding 1: one unauthenticated request froze every tenant', () => {
       const body = nested(8 * MB)
       const { answers, slowestMs } = await flood(times(3, () => ({ path: `/sign/${unknownToken()}/finish`, body })))
       for (const answer of answers) {
-        expect(answer).toEqual({ status: 404, body: { error: 'This signing link is not valid. Check that you copied the whole link from your e-mail.', code: 'not_found' } })
+        expect(answer).toEqual({
+          status: 404,
+          body: { error: 'This signing link is not valid. Check that you copied the whole link from your e-mail.', code: 'not_found' },
+        })
       }
       expect(slowestMs).toBeLessThan(HEALTHY_MS)
     },
@@ -109,10 +112,18 @@ describe('finding 1: one unauthenticated request froze every tenant', () => {
 
       // The bound is exact, and brackets inside strings do not count.
       const deepest = `{"x":${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)}}`
-      await expectError(await server.request('/api/v1/documents', { method: 'POST', key: org.apiKey, body: deepest, headers: { 'content-type': 'application/json' } }), 400, /^x is not an allowed field|template_id is required/)
+      await expectError(
+        await server.request('/api/v1/documents', { method: 'POST', key: org.apiKey, body: deepest, headers: { 'content-type': 'application/json' } }),
+        400,
+        /^x is not an allowed field|template_id is required/,
+      )
       const tooDeep = `{"x":${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}}`
       expect(await post(tooDeep)).toEqual({ status: 400, body: { error: depthError } })
-      const bracketsInText = JSON.stringify({ template_id: org.templateId, signer: { email: 'ann@example.com' }, invite_message: `[{"\\\\"${'['.repeat(1000)}` })
+      const bracketsInText = JSON.stringify({
+        template_id: org.templateId,
+        signer: { email: 'ann@example.com' },
+        invite_message: `[{"\\\\"${'['.repeat(1000)}`,
+      })
       expect((await post(bracketsInText)).status).toBe(201)
     },
     ATTACK_TIMEOUT_MS,
@@ -149,12 +160,17 @@ describe('finding 1: one unauthenticated request froze every tenant', () => {
 })
 
 /** The headers of a Streamable HTTP client. */
-const mcpHeaders = (apiKey: string) => ({ authorization: `Bearer ${apiKey}`, accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' })
+const mcpHeaders = (apiKey: string) => ({
+  authorization: `Bearer ${apiKey}`,
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-06-18',
+})
 const postMcp = (target: TestServer, apiKey: string, text: string) => postRaw(target, '/api/mcp', text, mcpHeaders(apiKey))
 const rpc = (id: number, method: string, params: Json = {}) => ({ jsonrpc: '2.0', id, method, params })
 const rpcText = (id: number, method: string, params: Json = {}) => JSON.stringify(rpc(id, method, params))
 /** A tools/list whose params end in `tail` (JSON text), unclosed. */
-const listWithTail = (tail: string | Buffer) => Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":'), Buffer.from(tail)])
+const listWithTail = (tail: string | Buffer) =>
+  Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":'), Buffer.from(tail)])
 
 describe('finding 2: any API key froze the server through /api/mcp', () => {
   test(
@@ -185,7 +201,11 @@ describe('finding 2: any API key froze the server through /api/mcp', () => {
       expect(slowestMs).toBeLessThan(HEALTHY_MS)
 
       // One seal_document call of 10 MB is read, parsed and handed to the tool (which wants the org's identity check first).
-      const seal = await postMcp(server, org.apiKey, rpcText(2, 'tools/call', { name: 'seal_document', arguments: { file_base64: randomBytes(7.5 * MB).toString('base64'), filename: 'scan.pdf' } }))
+      const seal = await postMcp(
+        server,
+        org.apiKey,
+        rpcText(2, 'tools/call', { name: 'seal_document', arguments: { file_base64: randomBytes(7.5 * MB).toString('base64'), filename: 'scan.pdf' } }),
+      )
       expect(seal.status).toBe(200)
       expect(seal.body).toMatchObject({ id: 2, result: { isError: true, content: [{ type: 'text', text: expect.stringMatching(/identity/i) as unknown }] } })
     },
@@ -230,7 +250,11 @@ describe('finding 2: any API key froze the server through /api/mcp', () => {
       const refused = await postMcp(limited, limitedOrg.apiKey, rpcText(5, 'tools/list'))
       expect(refused).toEqual({
         status: 429,
-        body: { jsonrpc: '2.0', id: 5, error: { code: -32000, message: expect.stringMatching(/^Rate limit exceeded\. Try again in \d+ minutes?\.$/) as unknown } },
+        body: {
+          jsonrpc: '2.0',
+          id: 5,
+          error: { code: -32000, message: expect.stringMatching(/^Rate limit exceeded\. Try again in \d+ minutes?\.$/) as unknown },
+        },
       })
       // Tool calls have their own limit.
       const call = await postMcp(limited, limitedOrg.apiKey, rpcText(6, 'tools/call', { name: 'get_usage', arguments: {} }))
@@ -239,7 +263,8 @@ describe('finding 2: any API key froze the server through /api/mcp', () => {
 
     test('a body larger than BODY_LIMIT is counted as the seal_document call it must be before it is read: past the limit, 429 at once', async () => {
       const sealing = await setupOrg(limited)
-      const seal = (id: number) => rpcText(id, 'tools/call', { name: 'seal_document', arguments: { file_base64: randomBytes(1.5 * MB).toString('base64'), filename: 'scan.pdf' } })
+      const seal = (id: number) =>
+        rpcText(id, 'tools/call', { name: 'seal_document', arguments: { file_base64: randomBytes(1.5 * MB).toString('base64'), filename: 'scan.pdf' } })
       const first = await postMcp(limited, sealing.apiKey, seal(1))
       expect(first.status).toBe(200)
       expect(first.body).toMatchObject({ id: 1, result: { isError: true } })
@@ -261,7 +286,12 @@ describe('finding 2: any API key froze the server through /api/mcp', () => {
         controller.close()
       },
     })
-    const response = await fetch(`${server.url}/api/mcp`, { method: 'POST', headers: { ...JSON_TYPE, ...mcpHeaders(org.apiKey) }, body: chunked, duplex: 'half' } as RequestInit)
+    const response = await fetch(`${server.url}/api/mcp`, {
+      method: 'POST',
+      headers: { ...JSON_TYPE, ...mcpHeaders(org.apiKey) },
+      body: chunked,
+      duplex: 'half',
+    } as RequestInit)
     await expectError(response, 413, 'A request body larger than 1048576 bytes (BODY_LIMIT) must declare its size (Content-Length).')
   })
 })

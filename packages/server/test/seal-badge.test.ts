@@ -25,7 +25,7 @@ interface Rgba {
 
 function chunks(png: Buffer): { type: string; data: Buffer }[] {
   const out: { type: string; data: Buffer }[] = []
-  for (let offset = 8; offset < png.length; ) {
+  for (let offset = 8; offset < png.length;) {
     const length = png.readUInt32BE(offset)
     out.push({ type: png.toString('latin1', offset + 4, offset + 8), data: png.subarray(offset + 8, offset + 8 + length) })
     offset += 12 + length
@@ -41,7 +41,13 @@ function header(png: Uint8Array): { width: number; height: number; bitDepth: num
 function decode(png: Uint8Array): Rgba {
   const { width, height, bitDepth, colorType, interlace } = header(png)
   expect({ bitDepth, colorType, interlace }).toEqual({ bitDepth: 8, colorType: 6, interlace: 0 })
-  const raw = inflateSync(Buffer.concat(chunks(Buffer.from(png)).filter((c) => c.type === 'IDAT').map((c) => c.data)))
+  const raw = inflateSync(
+    Buffer.concat(
+      chunks(Buffer.from(png))
+        .filter((c) => c.type === 'IDAT')
+        .map((c) => c.data),
+    ),
+  )
   const stride = width * 4
   const pixels = new Uint8Array(stride * height)
   for (let y = 0; y < height; y++) {

@@ -182,7 +182,12 @@ describe.runIf(haveTools('qpdf', 'pdftotext'))('appendSealCertificate', () => {
 
   test('a PDF that could only be extended by rewriting it is refused, never silently rewritten', async () => {
     // A wrong startxref: @libpdf/core rebuilds the cross-reference table and could then only save a full rewrite.
-    const damaged = Buffer.from(Buffer.from(await makePdf(1)).toString('latin1').replace(/startxref\s+\d+/, 'startxref\n99999'), 'latin1')
+    const damaged = Buffer.from(
+      Buffer.from(await makePdf(1))
+        .toString('latin1')
+        .replace(/startxref\s+\d+/, 'startxref\n99999'),
+      'latin1',
+    )
     await expect(appendSealCertificate(damaged, facts())).rejects.toThrow(/without rewriting the PDF \(brute-force-recovery\)/)
   })
 
@@ -196,7 +201,23 @@ describe.runIf(haveTools('qpdf', 'openssl', 'pdfsig'))('appendSealCertificate on
   async function signedPdf(): Promise<Uint8Array> {
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=Earlier Signer', '-days', '2', '-keyout', 'key.pem', '-out', 'cert.pem'],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-subj',
+        '/CN=Earlier Signer',
+        '-days',
+        '2',
+        '-keyout',
+        'key.pem',
+        '-out',
+        'cert.pem',
+      ],
       { cwd: scratch.path('.'), stdio: 'ignore' },
     )
     const der = (file: string) => Buffer.from(readFileSync(scratch.path(file), 'latin1').replace(/-----[^-]+-----|\s/g, ''), 'base64')

@@ -168,9 +168,9 @@ describe.runIf(haveOpenssl)('the local TSA', () => {
   })
 
   test('refuses a key that is not its certificate’s', async () => {
-    await expect(createLocalTsa({ certificatePem: pki.tsaCertificatePem, privateKeyPem: pki.sealPrivateKeyPem, chainPems: [], clock: fixedClock(tsaTime) })).rejects.toThrow(
-      'the time-stamp authority private key does not match its certificate',
-    )
+    await expect(
+      createLocalTsa({ certificatePem: pki.tsaCertificatePem, privateKeyPem: pki.sealPrivateKeyPem, chainPems: [], clock: fixedClock(tsaTime) }),
+    ).rejects.toThrow('the time-stamp authority private key does not match its certificate')
   })
 })
 
@@ -219,7 +219,11 @@ describe.runIf(haveOpensslAndPdfsig)('sealing a PDF at B-T, checked with pdfsig'
     // RFC 3161 appendix A: the token stamps the signature value. pdfsig does not check that; OpenSSL does.
     await writeFile(inDir('signature-value.bin'), signedDataOf(cms).signerInfos[0]?.signature.valueBlock.valueHexView ?? new Uint8Array())
     await writeFile(inDir('signature-token.der'), token)
-    const verified = await run('openssl', ['ts', '-verify', '-data', 'signature-value.bin', '-in', 'signature-token.der', '-token_in', '-CAfile', 'root.pem'], dir)
+    const verified = await run(
+      'openssl',
+      ['ts', '-verify', '-data', 'signature-value.bin', '-in', 'signature-token.der', '-token_in', '-CAfile', 'root.pem'],
+      dir,
+    )
     expect(verified).toContain('Verification: OK')
     const printed = await run('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', 'seal.cms'], dir)
     expect(printed).toContain('id-smime-aa-signingCertificateV2')
@@ -239,15 +243,64 @@ describe.runIf(haveOpensslAndPdfsig)('sealing a PDF at B-T, checked with pdfsig'
           '[seal]\nbasicConstraints=critical,CA:false\nkeyUsage=critical,digitalSignature,nonRepudiation\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n',
       )
       await openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'p12-root.key')
-      await openssl('req', '-new', '-x509', '-config', 'p12.cnf', '-extensions', 'ca', '-key', 'p12-root.key', '-subj', '/O=Acme/CN=Acme Root', '-days', '30', '-out', 'p12-root.pem')
+      await openssl(
+        'req',
+        '-new',
+        '-x509',
+        '-config',
+        'p12.cnf',
+        '-extensions',
+        'ca',
+        '-key',
+        'p12-root.key',
+        '-subj',
+        '/O=Acme/CN=Acme Root',
+        '-days',
+        '30',
+        '-out',
+        'p12-root.pem',
+      )
       await openssl('genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'p12-seal.key')
       await openssl('req', '-new', '-config', 'p12.cnf', '-key', 'p12-seal.key', '-subj', '/O=Acme/CN=Acme Document Seal', '-out', 'p12-seal.csr')
-      await openssl('x509', '-req', '-in', 'p12-seal.csr', '-CA', 'p12-root.pem', '-CAkey', 'p12-root.key', '-CAcreateserial', '-days', '30', '-extfile', 'p12.cnf', '-extensions', 'seal', '-out', 'p12-seal.pem')
+      await openssl(
+        'x509',
+        '-req',
+        '-in',
+        'p12-seal.csr',
+        '-CA',
+        'p12-root.pem',
+        '-CAkey',
+        'p12-root.key',
+        '-CAcreateserial',
+        '-days',
+        '30',
+        '-extfile',
+        'p12.cnf',
+        '-extensions',
+        'seal',
+        '-out',
+        'p12-seal.pem',
+      )
       // An unrelated certificate rides along (the instance TSA's): it must stay out of the signature.
       await writeFile(inDir('p12-extra.pem'), pki.tsaCertificatePem + (await readFile(inDir('p12-root.pem'), 'utf8')))
-      await openssl('pkcs12', '-export', '-inkey', 'p12-seal.key', '-in', 'p12-seal.pem', '-certfile', 'p12-extra.pem', '-passout', 'pass:correct horse', '-out', 'seal.p12')
+      await openssl(
+        'pkcs12',
+        '-export',
+        '-inkey',
+        'p12-seal.key',
+        '-in',
+        'p12-seal.pem',
+        '-certfile',
+        'p12-extra.pem',
+        '-passout',
+        'pass:correct horse',
+        '-out',
+        'seal.p12',
+      )
       p12 = new Uint8Array(await readFile(inDir('seal.p12')))
-      expect(await run('openssl', ['pkcs12', '-in', 'seal.p12', '-info', '-noout', '-passin', 'pass:correct horse'], dir)).toContain('PBES2, PBKDF2, AES-256-CBC')
+      expect(await run('openssl', ['pkcs12', '-in', 'seal.p12', '-info', '-noout', '-passin', 'pass:correct horse'], dir)).toContain(
+        'PBES2, PBKDF2, AES-256-CBC',
+      )
     })
 
     test('seals a PDF that pdfsig calls valid', async () => {
@@ -270,7 +323,9 @@ describe.runIf(haveOpensslAndPdfsig)('sealing a PDF at B-T, checked with pdfsig'
     })
 
     test('a wrong password is reported as such', async () => {
-      await expect(sealCredentialsFromP12(p12, 'wrong')).rejects.toThrow('cannot use the seal P12 (SEAL_P12): wrong password (SEAL_P12_PASSWORD), or the file is damaged')
+      await expect(sealCredentialsFromP12(p12, 'wrong')).rejects.toThrow(
+        'cannot use the seal P12 (SEAL_P12): wrong password (SEAL_P12_PASSWORD), or the file is damaged',
+      )
     })
 
     test('a P12 without a private key is refused', async () => {
@@ -283,7 +338,9 @@ describe.runIf(haveOpensslAndPdfsig)('sealing a PDF at B-T, checked with pdfsig'
 
 describe('seal credentials and signature time-stamps, without external tools', () => {
   test('the seal key must match the seal certificate', async () => {
-    await expect(sealCredentialsFromPki({ ...pki, sealPrivateKeyPem: pki.tsaPrivateKeyPem })).rejects.toThrow('the seal private key does not match its certificate')
+    await expect(sealCredentialsFromPki({ ...pki, sealPrivateKeyPem: pki.tsaPrivateKeyPem })).rejects.toThrow(
+      'the seal private key does not match its certificate',
+    )
   })
 
   test('the last of two seals is the one read', async () => {
@@ -328,7 +385,19 @@ describe('the time-stamp authority chain', () => {
       await writeFile(inDir('third-party.der'), token)
       const verified = await run(
         'openssl',
-        ['ts', '-verify', '-digest', Buffer.from(digest).toString('hex'), '-in', 'third-party.der', '-token_in', '-CAfile', thirdParty.rootFile, '-untrusted', thirdParty.tsaCertFile],
+        [
+          'ts',
+          '-verify',
+          '-digest',
+          Buffer.from(digest).toString('hex'),
+          '-in',
+          'third-party.der',
+          '-token_in',
+          '-CAfile',
+          thirdParty.rootFile,
+          '-untrusted',
+          thirdParty.tsaCertFile,
+        ],
         dir,
       )
       expect(verified).toContain('Verification: OK')

@@ -163,21 +163,62 @@ describe('signed documents are sealed too', () => {
     expect(facts).toMatchObject({ kind: 'signed', sealed_by: 'Northwind', signer_count: 2, sealed_file_sha256: result.fileSha256 })
     // A signed document is not a Verified Badge seal.
     await expectError(await server.request(`/api/v1/documents/${documentId}/badge`, { key: org.apiKey }), 404)
-    await expectError(await server.request(`/api/v1/documents/${documentId}/certificate`, { key: org.apiKey }), 404, 'No standalone certificate for this document.')
+    await expectError(
+      await server.request(`/api/v1/documents/${documentId}/certificate`, { key: org.apiKey }),
+      404,
+      'No standalone certificate for this document.',
+    )
   })
 })
 
 describe('the seal key', () => {
-  test.runIf(haveTools('openssl'))('SEAL_P12 replaces the generated seal key; /.well-known publishes its root and the built-in TSA\'s', async () => {
+  test.runIf(haveTools('openssl'))("SEAL_P12 replaces the generated seal key; /.well-known publishes its root and the built-in TSA's", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'signet-p12-'))
     const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' })
     try {
-      writeFileSync(join(dir, 'ca.cnf'), `${OPENSSL_CA_CONFIG}\n[ seal_ext ]\nbasicConstraints = critical, CA:false\nkeyUsage = critical, digitalSignature, nonRepudiation\n`)
+      writeFileSync(
+        join(dir, 'ca.cnf'),
+        `${OPENSSL_CA_CONFIG}\n[ seal_ext ]\nbasicConstraints = critical, CA:false\nkeyUsage = critical, digitalSignature, nonRepudiation\n`,
+      )
       openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'root.key')
-      openssl('req', '-new', '-x509', '-config', 'ca.cnf', '-key', 'root.key', '-subj', '/CN=Acme Issuing Root/O=Acme', '-days', '30', '-extensions', 'root_ext', '-out', 'root.pem')
+      openssl(
+        'req',
+        '-new',
+        '-x509',
+        '-config',
+        'ca.cnf',
+        '-key',
+        'root.key',
+        '-subj',
+        '/CN=Acme Issuing Root/O=Acme',
+        '-days',
+        '30',
+        '-extensions',
+        'root_ext',
+        '-out',
+        'root.pem',
+      )
       openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'seal.key')
       openssl('req', '-new', '-config', 'ca.cnf', '-key', 'seal.key', '-subj', '/CN=Acme Document Seal/O=Acme', '-out', 'seal.csr')
-      openssl('x509', '-req', '-in', 'seal.csr', '-CA', 'root.pem', '-CAkey', 'root.key', '-CAcreateserial', '-days', '30', '-extfile', 'ca.cnf', '-extensions', 'seal_ext', '-out', 'seal.pem')
+      openssl(
+        'x509',
+        '-req',
+        '-in',
+        'seal.csr',
+        '-CA',
+        'root.pem',
+        '-CAkey',
+        'root.key',
+        '-CAcreateserial',
+        '-days',
+        '30',
+        '-extfile',
+        'ca.cnf',
+        '-extensions',
+        'seal_ext',
+        '-out',
+        'seal.pem',
+      )
       openssl('pkcs12', '-export', '-inkey', 'seal.key', '-in', 'seal.pem', '-certfile', 'root.pem', '-passout', 'pass:s3cret', '-out', 'seal.p12')
 
       const server = await startTestServer({ env: { SEAL_P12: join(dir, 'seal.p12'), SEAL_P12_PASSWORD: 's3cret' } })

@@ -126,7 +126,7 @@ describe('POST /api/v1/seals', () => {
   test('self-sealed documents are listed with status=completed only when include_self_sealed=true', async () => {
     const sealed = await seal()
     const ids = async (query: string) =>
-      ((await bodyOf<{ documents: Json[] }>(await server.request(`/api/v1/documents?${query}`, { key: org.apiKey }))).documents).map((d) => d.id)
+      (await bodyOf<{ documents: Json[] }>(await server.request(`/api/v1/documents?${query}`, { key: org.apiKey }))).documents.map((d) => d.id)
     expect(await ids('status=completed&limit=100')).not.toContain(sealed.id)
     expect(await ids('status=completed&include_self_sealed=true&limit=100')).toContain(sealed.id)
     const listed = (await bodyOf<{ documents: Json[] }>(await server.request('/api/v1/documents?limit=100', { key: org.apiKey }))).documents
@@ -161,14 +161,22 @@ describe('POST /api/v1/seals', () => {
     expect(first.status).toBe(201)
     expect(await bodyOf(first)).toMatchObject({ title: 'Q3 Board Minutes' })
     // One pool: a send and a seal take the other two units of the month…
-    const send = await server.request('/api/v1/documents', { method: 'POST', key: free.apiKey, json: { template_id: free.templateId, signer: { email: 'ann@example.com' } } })
+    const send = await server.request('/api/v1/documents', {
+      method: 'POST',
+      key: free.apiKey,
+      json: { template_id: free.templateId, signer: { email: 'ann@example.com' } },
+    })
     expect(send.status).toBe(201)
     expect((await postSeal(server, free.apiKey, original, { title: 'Second seal' })).status).toBe(201)
     // …so both the next seal and the next send are refused.
     const refused = await postSeal(server, free.apiKey, original, { title: 'one too many' })
     expect(refused.status).toBe(402)
     expect(await bodyOf(refused)).toMatchObject({ error: expect.stringContaining('Free plan') as unknown, upgrade_url: expect.any(String) as unknown })
-    const refusedSend = await server.request('/api/v1/documents', { method: 'POST', key: free.apiKey, json: { template_id: free.templateId, signer: { email: 'bo@example.com' } } })
+    const refusedSend = await server.request('/api/v1/documents', {
+      method: 'POST',
+      key: free.apiKey,
+      json: { template_id: free.templateId, signer: { email: 'bo@example.com' } },
+    })
     expect(refusedSend.status).toBe(402)
     expect(await bodyOf(await server.request('/api/v1/usage', { key: free.apiKey }))).toMatchObject({ included_used: 3, included_remaining: 0 })
   })

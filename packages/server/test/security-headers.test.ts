@@ -29,7 +29,11 @@ describe('X-Content-Type-Options: nosniff', () => {
     ['a JSON success', () => server.request('/healthz'), 200],
     ['an API error', () => server.request('/api/v1/templates'), 401],
     ['an API success', () => server.request('/api/v1/templates', { key: org.apiKey }), 200],
-    ['a wrong Content-Type', () => server.request('/api/v1/documents', { method: 'POST', key: org.apiKey, body: 'x', headers: { 'content-type': 'text/plain' } }), 415],
+    [
+      'a wrong Content-Type',
+      () => server.request('/api/v1/documents', { method: 'POST', key: org.apiKey, body: 'x', headers: { 'content-type': 'text/plain' } }),
+      415,
+    ],
     ['an unknown route', () => server.request('/no/such/page'), 404],
     ['a path Fastify cannot route (malformed %-escape)', () => server.request('/api/v1/documents/%E0%A4%A'), 400],
     ['the OpenAPI document', () => server.request('/api/v1/openapi.json'), 200],

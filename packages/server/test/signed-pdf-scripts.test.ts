@@ -117,7 +117,13 @@ async function toUnicode(bytes: Uint8Array): Promise<Map<string, Map<number, str
       if (!(cmap instanceof PdfStream) || maps.has(name)) continue
       const text = new TextDecoder().decode(cmap.getDecodedData())
       const entries = [...text.matchAll(/<([0-9A-F]{4})> <([0-9A-F]+)>/gi)].map(
-        ([, glyph, hex]) => [parseInt(glyph as string, 16), Buffer.from(hex as string, 'hex').swap16().toString('utf16le')] as const,
+        ([, glyph, hex]) =>
+          [
+            parseInt(glyph as string, 16),
+            Buffer.from(hex as string, 'hex')
+              .swap16()
+              .toString('utf16le'),
+          ] as const,
       )
       maps.set(name, new Map(entries))
     }
@@ -129,12 +135,21 @@ async function toUnicode(bytes: Uint8Array): Promise<Map<string, Map<number, str
 function actualTexts(path: string): string[] {
   const plain = scratch.path(`plain-${Date.now()}.pdf`)
   execFileSync('qpdf', ['--qdf', '--object-streams=disable', path, plain])
-  return [...readFileSync(plain, 'latin1').matchAll(/\/ActualText <feff([0-9a-f]*)>/gi)].map(([, hex]) => Buffer.from(hex as string, 'hex').swap16().toString('utf16le'))
+  return [...readFileSync(plain, 'latin1').matchAll(/\/ActualText <feff([0-9a-f]*)>/gi)].map(([, hex]) =>
+    Buffer.from(hex as string, 'hex')
+      .swap16()
+      .toString('utf16le'),
+  )
 }
 
 // ---- inputs -------------------------------------------------------------------------------------
 
-const field = (f: Partial<TemplateField> & Pick<TemplateField, 'type' | 'x' | 'y' | 'width' | 'height'>): TemplateField => ({ role: 1, page: 1, required: true, ...f })
+const field = (f: Partial<TemplateField> & Pick<TemplateField, 'type' | 'x' | 'y' | 'width' | 'height'>): TemplateField => ({
+  role: 1,
+  page: 1,
+  required: true,
+  ...f,
+})
 
 function certificate(overrides: Partial<CertificateDetails> = {}): CertificateDetails {
   return {
@@ -203,7 +218,15 @@ describe.runIf(haveTools('qpdf', 'pdftotext', 'pdffonts'))('renderSignedPdf, tex
     const embedded = fonts.filter((font) => font.type === 'CID TrueType')
     expect(embedded.every((font) => font.embedded && font.subset && font.unicode && /^[A-Z]{6}\+/.test(font.name))).toBe(true)
     const families = new Set(embedded.map((font) => font.name.slice(7)))
-    for (const name of ['NotoSansArabic-Regular', 'NotoSansArabic-Bold', 'NotoSansHebrew-Regular', 'NotoSans-Regular', 'NotoSansSC-Regular', 'LiberationSans', 'LiberationSans-Bold']) {
+    for (const name of [
+      'NotoSansArabic-Regular',
+      'NotoSansArabic-Bold',
+      'NotoSansHebrew-Regular',
+      'NotoSans-Regular',
+      'NotoSansSC-Regular',
+      'LiberationSans',
+      'LiberationSans-Bold',
+    ]) {
       expect({ name, embedded: families.has(name) }).toEqual({ name, embedded: true })
     }
     // Nothing the renderer drew is left to a viewer's substitute font (the template's own Helvetica and the Courier of ids are standard fonts).
@@ -213,7 +236,12 @@ describe.runIf(haveTools('qpdf', 'pdftotext', 'pdffonts'))('renderSignedPdf, tex
   test('Arabic is shaped: each letter takes the form its neighbours call for', async () => {
     const greeting = 'السلام عليكم'
     const box = field({ type: 'text', x: 72, y: 150, width: 300, height: 24 })
-    const bytes = await renderSignedPdf({ originalPdf: await makePdf(1), fields: [box], values: [{ type: 'text', text: greeting }], certificate: certificate() })
+    const bytes = await renderSignedPdf({
+      originalPdf: await makePdf(1),
+      fields: [box],
+      values: [{ type: 'text', text: greeting }],
+      certificate: certificate(),
+    })
     expect(linesOf(pdftotext(scratch.save(bytes), '-f', '1', '-l', '1'))).toContain(greeting)
     const arabic = [...(await toUnicode(bytes))].find(([name]) => name.endsWith('+NotoSansArabic-Regular'))?.[1] ?? new Map<number, string>()
     const forms = (letter: string) => [...arabic.values()].filter((text) => text === letter).length
@@ -245,12 +273,20 @@ describe.runIf(haveTools('qpdf', 'pdftotext', 'pdffonts'))('renderSignedPdf, tex
     const long = { arabic: 'محمد عبد الله '.repeat(6), japanese: '山田太郎'.repeat(12), hindi: 'अनुच्छेद '.repeat(16) }
     const boxes = Object.keys(long).map((_, i) => field({ type: 'text', x: 72, y: 150 + i * 50, width: 160, height: 20 }))
     const out = scratch.save(
-      await renderSignedPdf({ originalPdf: await makePdf(1), fields: boxes, values: Object.values(long).map((text) => ({ type: 'text', text })), certificate: certificate() }),
+      await renderSignedPdf({
+        originalPdf: await makePdf(1),
+        fields: boxes,
+        values: Object.values(long).map((text) => ({ type: 'text', text })),
+        certificate: certificate(),
+      }),
     )
     const lines = linesOf(pdftotext(out, '-f', '1', '-l', '1'))
     for (const [script, text] of Object.entries(long)) {
       // What fits of the text, then '…' at its end (its left end in Arabic, which pdftotext puts first).
-      const shown = lines.find((line) => line.includes('…') && text.startsWith(line.replace('…', '').trim().slice(0, 4)))?.replace('…', '').trim()
+      const shown = lines
+        .find((line) => line.includes('…') && text.startsWith(line.replace('…', '').trim().slice(0, 4)))
+        ?.replace('…', '')
+        .trim()
       expect({ script, shown: shown !== undefined && shown.length > 8 && text.startsWith(shown) }).toEqual({ script, shown: true })
     }
     const page = words(out, 1)
@@ -307,7 +343,8 @@ describe.runIf(haveTools('qpdf', 'pdftotext', 'pdffonts'))('renderSignedPdf, tex
 describe('font-coverage.json', () => {
   test('is what the installed fonts have', async () => {
     const committed = readFileSync(FONT_COVERAGE_FILE, 'utf8')
-    if (committed !== (await buildFontCoverage())) expect.fail(`${FONT_COVERAGE_FILE} differs from the installed fonts. Run \`${FONT_COVERAGE_COMMAND}\` and commit the result.`)
+    if (committed !== (await buildFontCoverage()))
+      expect.fail(`${FONT_COVERAGE_FILE} differs from the installed fonts. Run \`${FONT_COVERAGE_COMMAND}\` and commit the result.`)
   })
 })
 
@@ -359,7 +396,8 @@ describe.runIf(haveTools('qpdf', 'pdftotext', 'pdftoppm', 'pdfsig'))('six signer
     expect(pdfsigReport(file)).toContain('Signature is Valid.')
     const values = linesOf(pdftotext(path, '-f', '1', '-l', '1'))
     const certificate = linesOf(pdftotext(path, '-f', '2'))
-    for (const name of names) expect({ name, value: values.includes(name), certificate: certificate.includes(name) }).toEqual({ name, value: true, certificate: true })
+    for (const name of names)
+      expect({ name, value: values.includes(name), certificate: certificate.includes(name) }).toEqual({ name, value: true, certificate: true })
     const document = await bodyOf(await server.request(`/api/v1/documents/${documentId}`, { key: org.apiKey }))
     expect(document.status).toBe('completed')
 

@@ -355,9 +355,11 @@ describe.runIf(haveTools('qpdf', 'pdftotext', 'pdftoppm'))('renderSignedPdf, che
     })
     const outPath = save(out)
     qpdfCheck(outPath)
-    const acroform = (JSON.parse(execFileSync('qpdf', ['--json', '--json-key=acroform', outPath], { encoding: 'utf8' })) as {
-      acroform: { hasacroform: boolean; fields: unknown[] }
-    }).acroform
+    const acroform = (
+      JSON.parse(execFileSync('qpdf', ['--json', '--json-key=acroform', outPath], { encoding: 'utf8' })) as {
+        acroform: { hasacroform: boolean; fields: unknown[] }
+      }
+    ).acroform
     expect(acroform).toMatchObject({ hasacroform: false, fields: [] })
     expect(await annotationSubtypes(out)).toEqual([])
     expect((await PDF.load(out)).getForm()).toBeNull()
@@ -377,7 +379,10 @@ describe.runIf(haveTools('qpdf', 'pdftotext', 'pdftoppm'))('renderSignedPdf, che
     const out = await renderSignedPdf({
       originalPdf: await template.save(),
       fields: [field({ type: 'signature', ...signatureBox }), field({ type: 'text', x: 300, y: 20, width: 200, height: 20 })],
-      values: [{ type: 'signature', png }, { type: 'text', text: 'Upright text' }],
+      values: [
+        { type: 'signature', png },
+        { type: 'text', text: 'Upright text' },
+      ],
       certificate: certificate(),
     })
     const outPath = save(out)

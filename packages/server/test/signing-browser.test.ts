@@ -147,7 +147,8 @@ describe.runIf(haveTools('chromium', 'qpdf', 'pdftotext', 'pdftoppm'))('signing 
 
     expect(execFileSync('qpdf', ['--check', pdfPath], { encoding: 'utf8' })).toContain('No syntax or stream encoding errors')
     const text = execFileSync('pdftotext', ['-layout', pdfPath, '-'], { encoding: 'utf8' })
-    for (const expected of ['Alice Lindqvist', 'Bob Okafor', alice.email, bob.email, 'Managing Director', 'Consulting Agreement']) expect(text).toContain(expected)
+    for (const expected of ['Alice Lindqvist', 'Bob Okafor', alice.email, bob.email, 'Managing Director', 'Consulting Agreement'])
+      expect(text).toContain(expected)
 
     // Page 1 at 72 dpi, in grey: the drawn and typed signatures are ink inside their boxes.
     execFileSync('pdftoppm', ['-r', '72', '-gray', '-f', '1', '-l', '1', pdfPath, join(work, 'page')])

@@ -102,7 +102,8 @@ describe('the e-mail code step', () => {
 
 describe('the daily allowance of codes per signer', () => {
   const DAY_MS = 24 * 3_600_000
-  const LOCKED = /^Too many codes were asked for or entered wrongly on this link\. For your security, no more codes can be sent or entered until (.+ GMT)\. Contact Acme Codes, who sent you this document/
+  const LOCKED =
+    /^Too many codes were asked for or entered wrongly on this link\. For your security, no more codes can be sent or entered until (.+ GMT)\. Contact Acme Codes, who sent you this document/
 
   /** Asks for the signer's nth code (after the resend cool-down) and returns it. */
   async function nextCode(signer: SignerClient, nth: number): Promise<string> {
@@ -187,7 +188,9 @@ describe('expiry', () => {
     expect((document.signers as Json[]).map((s) => s.status)).toEqual(['signed', 'pending'])
     expect(await (await signers[1]!.page()).text()).toContain('This signing request has expired')
     await expectError(await signers[1]!.finish(valuesFor(1)), 410)
-    const audit = await bodyOf<{ events: { event: string; auth_method: string | null }[] }>(await server.request(`/api/v1/documents/${documentId}/audit`, { key: org.apiKey }))
+    const audit = await bodyOf<{ events: { event: string; auth_method: string | null }[] }>(
+      await server.request(`/api/v1/documents/${documentId}/audit`, { key: org.apiKey }),
+    )
     expect(audit.events.at(-1)).toMatchObject({ event: 'document.expired', auth_method: 'system' })
     expect(await expireDueDocuments(server.services.db, clock)).toBe(0)
   })

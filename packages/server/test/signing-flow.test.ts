@@ -65,7 +65,11 @@ describe('two signers sign a document', () => {
     const file = await waitForSignedFile(documentId)
     expect(file.headers.get('content-type')).toBe('application/pdf')
     expect(file.headers.get('content-disposition')).toContain('(signed).pdf')
-    expect(Buffer.from(await file.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-')
+    expect(
+      Buffer.from(await file.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-')
 
     expect(await eventTypes(documentId)).toEqual([
       'document.sent',
@@ -112,7 +116,10 @@ describe('the date field', () => {
   it("is filled with the server's UTC day in the locale the signer page sends, and as yyyy-mm-dd without one", async () => {
     const today = new Date()
     // "26. November 2026": the day, the month in words, the year, as a German reader writes them.
-    expect(await signedDate('de-DE')).toEqual({ type: 'date', text: expect.stringMatching(new RegExp(`^${today.getUTCDate()}\\. \\p{L}+ ${today.getUTCFullYear()}$`, 'u')) as unknown })
+    expect(await signedDate('de-DE')).toEqual({
+      type: 'date',
+      text: expect.stringMatching(new RegExp(`^${today.getUTCDate()}\\. \\p{L}+ ${today.getUTCFullYear()}$`, 'u')) as unknown,
+    })
     expect(await signedDate()).toEqual({ type: 'date', text: today.toISOString().slice(0, 10) })
   })
 })
@@ -201,14 +208,19 @@ describe('bad input', () => {
       data.set([8, 6, 0, 0, 0], 8)
       return pngChunk('IHDR', data)
     }
-    const png = (width: number, height: number, idat: Buffer) => Buffer.concat([PNG_SIGNATURE, header(width, height), pngChunk('IDAT', idat), pngChunk('IEND', Buffer.alloc(0))])
+    const png = (width: number, height: number, idat: Buffer) =>
+      Buffer.concat([PNG_SIGNATURE, header(width, height), pngChunk('IDAT', idat), pngChunk('IEND', Buffer.alloc(0))])
     // A valid header, then pixel data that is not zlib at all.
     const notZlib = png(40, 20, Buffer.from('these bytes are not compressed pixel data'))
     await expectError(await signer.finish({ ...valuesFor(0), '0': pngDataUrl(notZlib) }), 400, 'Field 0 (Signature 0, page 1): the image data is damaged.')
     // 4000 × 4000 pixels said, a 69-byte IDAT given: a few rows of zeros.
     const short = png(4000, 4000, deflateSync(Buffer.alloc(4001 * 3)))
     expect(short.length).toBeLessThan(200)
-    await expectError(await signer.finish({ ...valuesFor(0), '0': pngDataUrl(short) }), 400, 'Field 0 (Signature 0, page 1): the image data is incomplete (shorter than its width and height say).')
+    await expectError(
+      await signer.finish({ ...valuesFor(0), '0': pngDataUrl(short) }),
+      400,
+      'Field 0 (Signature 0, page 1): the image data is incomplete (shorter than its width and height say).',
+    )
     expect((await getDocument(documentId)).status).toBe('sent')
     expect(await eventTypes(documentId)).toEqual(['document.sent'])
   })

@@ -166,13 +166,12 @@ describe.runIf(haveTools('chromium'))("the signer's page script", () => {
   })
 
   it('the code page keeps digits only, counts down to "Send a new code", and shows a wrong code\'s error', async () => {
-    const { page, problems } = await openSigningLink(
-      [{ role: 0, type: 'signature', page: 1, x: 72, y: 140, width: 200, height: 40 }],
-      { auth_required: true },
-    )
+    const { page, problems } = await openSigningLink([{ role: 0, type: 'signature', page: 1, x: 72, y: 140, width: 200, height: 40 }], { auth_required: true })
     await page.waitForSelector('body[data-ready]')
     await page.getByRole('button', { name: 'Email me a code' }).click()
-    await expect.poll(() => page.locator('#code-message').textContent()).toMatch(/^We sent a code to .+\. It can take a minute to arrive; check your spam folder too\.$/)
+    await expect
+      .poll(() => page.locator('#code-message').textContent())
+      .toMatch(/^We sent a code to .+\. It can take a minute to arrive; check your spam folder too\.$/)
     expect(await page.locator('#code-message').getAttribute('class')).toBe('message is-success')
     expect(await page.getByRole('button', { name: 'Send a new code' }).isDisabled()).toBe(true)
     expect(await page.locator('#code-countdown').textContent()).toMatch(/^available in \d+ s$/)

@@ -63,7 +63,10 @@ function fieldsByPage(html: string): Map<number, { type: string; box: number[] }
   const pages = new Map<number, { type: string; box: number[] }[]>()
   for (const section of html.split('<section class="page"').slice(1)) {
     const number = Number(/data-page="(\d+)"/.exec(section)?.[1])
-    const fields = [...section.matchAll(/data-type="(\w+)" data-box="([\d.,]+)"/g)].map((m) => ({ type: m[1] as string, box: (m[2] as string).split(',').map(Number) }))
+    const fields = [...section.matchAll(/data-type="(\w+)" data-box="([\d.,]+)"/g)].map((m) => ({
+      type: m[1] as string,
+      box: (m[2] as string).split(',').map(Number),
+    }))
     pages.set(number, fields)
   }
   return pages
@@ -124,7 +127,12 @@ describe('upload, fields and send', () => {
       expect(byPage.get(1)).toEqual([])
       const signature = twoRolesOnPage2.find((f) => f.role === role && f.type === 'signature')
       if (!signature) throw new Error('no signature field')
-      expect(byPage.get(2)?.map((f) => f.type).sort()).toEqual(['date', 'signature'])
+      expect(
+        byPage
+          .get(2)
+          ?.map((f) => f.type)
+          .sort(),
+      ).toEqual(['date', 'signature'])
       const box = byPage.get(2)?.find((f) => f.type === 'signature')?.box ?? []
       expect(box.map((n) => Math.round(n * 100) / 100)).toEqual([
         Math.round((signature.x / 612) * 10000) / 100,
@@ -154,7 +162,10 @@ describe('upload, fields and send', () => {
     expect((await setFields(org.apiKey, template.id, [{ ...wide, page: 2 }])).status).toBe(200)
     await expectError(await setFields(org.apiKey, template.id, [{ ...wide, page: 1 }]), 400, 'fields[0]: the field lies off page 1 (612×792 points).')
     await expectError(
-      await setFields(org.apiKey, template.id, [{ ...wide, page: 3, width: 340 }, { ...wide, page: 3, y: 590, width: 100 }]),
+      await setFields(org.apiKey, template.id, [
+        { ...wide, page: 3, width: 340 },
+        { ...wide, page: 3, y: 590, width: 100 },
+      ]),
       400,
       'fields[1]: the field lies off page 3 (400×600 points).',
     )
@@ -171,11 +182,15 @@ describe('bad input', () => {
     await expectError(await upload(org.apiKey, new Uint8Array()), 400, /Send the PDF as the request body/)
     await expectError(await upload(org.apiKey, '{"a":1}', 'x', 'application/json'), 400, /Send the PDF as the request body/)
     await expectError(await upload(org.apiKey, whole, 'x', 'text/plain'), 415)
-    await expectError(await server.request('/api/v1/templates', { method: 'POST', key: org.apiKey, body: whole as BodyInit, headers: { 'content-type': 'application/pdf' } }), 400, /name/)
+    await expectError(
+      await server.request('/api/v1/templates', { method: 'POST', key: org.apiKey, body: whole as BodyInit, headers: { 'content-type': 'application/pdf' } }),
+      400,
+      /name/,
+    )
     await expectError(await upload(org.apiKey, whole, '   '), 400, 'Template name must be 1 to 200 characters.')
   })
 
-  test('bad fields get the CLI\'s texts', async () => {
+  test("bad fields get the CLI's texts", async () => {
     const org = await bareOrg()
     const template = await uploaded(org.apiKey, await makePdf(2))
     const field = { role: 0, type: 'signature', page: 1, x: 72, y: 72, width: 100, height: 30 }
@@ -197,8 +212,16 @@ describe('bad input', () => {
     for (const id of [template.id, randomUUID(), 'not-a-uuid']) {
       await expectError(await server.request(`/api/v1/templates/${id}`, { key: mine.apiKey }), 404, 'Template not found.')
       await expectError(await server.request(`/api/v1/templates/${id}/pdf`, { key: mine.apiKey }), 404, 'Template not found.')
-      await expectError(await setFields(mine.apiKey, id, [{ role: 0, type: 'signature', page: 1, x: 1, y: 1, width: 10, height: 10 }]), 404, 'Template not found.')
-      await expectError(await server.request(`/api/v1/templates/${id}`, { method: 'PATCH', key: mine.apiKey, json: { name: 'Mine now' } }), 404, 'Template not found.')
+      await expectError(
+        await setFields(mine.apiKey, id, [{ role: 0, type: 'signature', page: 1, x: 1, y: 1, width: 10, height: 10 }]),
+        404,
+        'Template not found.',
+      )
+      await expectError(
+        await server.request(`/api/v1/templates/${id}`, { method: 'PATCH', key: mine.apiKey, json: { name: 'Mine now' } }),
+        404,
+        'Template not found.',
+      )
       await expectError(await server.request(`/api/v1/templates/${id}`, { method: 'DELETE', key: mine.apiKey }), 404, 'Template not found.')
       await expectError(await server.request(`/api/v1/templates/${id}/duplicate`, { method: 'POST', key: mine.apiKey }), 404, 'Template not found.')
     }
@@ -258,7 +281,10 @@ describe('rename, duplicate, delete', () => {
   test("the Free plan's one template: a second upload or a duplicate is a 402 with upgrade_url; deleting makes room", async () => {
     const org = await bareOrg('free')
     const first = await uploaded(org.apiKey, await makePdf(1), 'Only one')
-    for (const response of [await upload(org.apiKey, await makePdf(1), 'Second'), await server.request(`/api/v1/templates/${first.id}/duplicate`, { method: 'POST', key: org.apiKey })]) {
+    for (const response of [
+      await upload(org.apiKey, await makePdf(1), 'Second'),
+      await server.request(`/api/v1/templates/${first.id}/duplicate`, { method: 'POST', key: org.apiKey }),
+    ]) {
       expect(response.status).toBe(402)
       expect(await bodyOf(response)).toEqual({
         error: 'A Free org can have one template; upgrade the plan to add more.',
@@ -274,7 +300,11 @@ describe('dashboard sessions', () => {
   test('a member of the workspace manages templates like an owner', async () => {
     const { orgId } = await bareOrg()
     const member = await createSignedInUser(server, { role: 'member', orgId })
-    const response = await member.fetch('/api/v1/templates?name=From%20the%20dashboard', { method: 'POST', body: (await makePdf(2)) as BodyInit, headers: { 'content-type': 'application/pdf' } })
+    const response = await member.fetch('/api/v1/templates?name=From%20the%20dashboard', {
+      method: 'POST',
+      body: (await makePdf(2)) as BodyInit,
+      headers: { 'content-type': 'application/pdf' },
+    })
     expect(response.status).toBe(201)
     const template = await bodyOf<TemplateDetail>(response)
     const saved = await member.fetch(`/api/v1/templates/${template.id}/fields`, { method: 'PUT', json: { fields: twoRolesOnPage2 } })

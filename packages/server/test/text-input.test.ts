@@ -18,7 +18,11 @@ beforeAll(async () => {
   server = await startTestServer()
   org = await setupOrg(server)
   await verifyIdentity(server, org.orgId)
-  partyTemplateId = (await server.createTemplate(org.orgId, { fields: [0, 1].map((role) => ({ role, type: 'signature', page: 1, x: 72, y: 100 + role * 50, width: 180, height: 30 })) })).id
+  partyTemplateId = (
+    await server.createTemplate(org.orgId, {
+      fields: [0, 1].map((role) => ({ role, type: 'signature', page: 1, x: 72, y: 100 + role * 50, width: 180, height: 30 })),
+    })
+  ).id
 })
 afterAll(() => server.close())
 
@@ -85,7 +89,11 @@ describe('other characters that hide or reorder text', () => {
   })
 
   test('in a query parameter → 400', async () => {
-    await expectError(await postSeal(server, org.apiKey, await makePdf(), { title: 'Board \u202Eminutes' }), 400, 'title must not contain control characters (U+202E)')
+    await expectError(
+      await postSeal(server, org.apiKey, await makePdf(), { title: 'Board \u202Eminutes' }),
+      400,
+      'title must not contain control characters (U+202E)',
+    )
   })
 
   test('line breaks, tabs, directional marks, right-to-left and astral text are accepted; the name is kept as sent', async () => {

@@ -46,10 +46,19 @@ describe('POST /api/v1/webhooks', () => {
     const response = await register(server, org, url)
     expect(response.status).toBe(201)
     const body = await bodyOf(response)
-    expect(body).toEqual({ id: expect.any(String) as unknown, url, enabled: true, created_at: expect.stringMatching(ISO_MS) as unknown, secret: expect.stringMatching(SECRET) as unknown })
+    expect(body).toEqual({
+      id: expect.any(String) as unknown,
+      url,
+      enabled: true,
+      created_at: expect.stringMatching(ISO_MS) as unknown,
+      secret: expect.stringMatching(SECRET) as unknown,
+    })
     // whsec_ + base64 of 32 random bytes: the Standard Webhooks key is the decoded part.
     expect(Buffer.from((body.secret as string).slice('whsec_'.length), 'base64')).toHaveLength(32)
-    const [stored] = await server.services.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, body.id as string))
+    const [stored] = await server.services.db
+      .select()
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.id, body.id as string))
     expect(stored).toMatchObject({ orgId: org.orgId, url, secret: body.secret, enabled: true, deletedAt: null })
 
     const list = await bodyOf(await server.request('/api/v1/webhooks', { key: org.apiKey }))
@@ -143,10 +152,18 @@ describe('SSRF guard (WEBHOOK_ALLOW_PRIVATE unset)', () => {
       let rows: (typeof webhookDeliveries.$inferSelect)[] = []
       for (let i = 0; i < 100 && rows[0]?.status !== 'failed'; i++) {
         await new Promise((resolve) => setTimeout(resolve, 100))
-        rows = await guarded.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpoint?.id ?? ''))
+        rows = await guarded.services.db
+          .select()
+          .from(webhookDeliveries)
+          .where(eq(webhookDeliveries.endpointId, endpoint?.id ?? ''))
       }
       expect(rows).toHaveLength(1)
-      expect(rows[0]).toMatchObject({ status: 'failed', attempts: 2, lastStatusCode: null, lastError: expect.stringMatching(/refused: 127\.0\.0\.1 is a loopback address/) as unknown })
+      expect(rows[0]).toMatchObject({
+        status: 'failed',
+        attempts: 2,
+        lastStatusCode: null,
+        lastError: expect.stringMatching(/refused: 127\.0\.0\.1 is a loopback address/) as unknown,
+      })
       expect(local.received).toHaveLength(0)
     } finally {
       await local.close()
@@ -181,7 +198,12 @@ const SPECIAL_RANGES: [range: string, first: string, last: string, reason: strin
   ['::/128', '::', '::', 'the unspecified address'],
   ['::1/128', '::1', '::1', 'a loopback address'],
   ['::/96 (IPv4-compatible)', '::0.0.0.2', '::255.255.255.255', 'an IPv4-compatible address'],
-  ['::ffff:0:0/96 (IPv4-mapped, loopback inside)', '::ffff:127.0.0.0', '::ffff:127.255.255.255', /^a loopback address \(127\.\d+\.\d+\.\d+, inside an IPv6 address\)$/],
+  [
+    '::ffff:0:0/96 (IPv4-mapped, loopback inside)',
+    '::ffff:127.0.0.0',
+    '::ffff:127.255.255.255',
+    /^a loopback address \(127\.\d+\.\d+\.\d+, inside an IPv6 address\)$/,
+  ],
   ['::ffff:0:0:0/96 (IPv4-translated)', '::ffff:0:0.0.0.0', '::ffff:0:255.255.255.255', 'an IPv4-translated address'],
   ['64:ff9b::/96 (NAT64, private inside)', '64:ff9b::10.0.0.0', '64:ff9b::10.255.255.255', /^a private address \(10\.\d+\.\d+\.\d+, inside an IPv6 address\)$/],
   ['64:ff9b:1::/48 (local-use NAT64)', '64:ff9b:1::', '64:ff9b:1:ffff:ffff:ffff:ffff:ffff', 'a local-use NAT64 address'],

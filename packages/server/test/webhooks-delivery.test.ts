@@ -9,7 +9,13 @@ import { httpWebhookTransport } from '../src/webhooks/transport.ts'
 import { bodyOf, setupOrg, type Json, type TestOrg } from './helpers/api.ts'
 import { sendForSigning, valuesFor, type SignerClient } from './helpers/signing.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
-import { startWebhookReceiver, verifyServiceSignature, verifyStandardSignature, type ReceivedWebhook, type WebhookReceiver } from './helpers/webhook-receiver.ts'
+import {
+  startWebhookReceiver,
+  verifyServiceSignature,
+  verifyStandardSignature,
+  type ReceivedWebhook,
+  type WebhookReceiver,
+} from './helpers/webhook-receiver.ts'
 import type { DeliveryView } from '../src/webhooks/webhooks.schemas.ts'
 
 /*
@@ -80,7 +86,12 @@ async function settledLog(org: TestOrg, endpointId: string, count: number, timeo
   }
 }
 
-const STATUS_AT: Record<string, string> = { 'document.viewed': 'sent', 'document.signed': 'sent', 'document.completed': 'completed', 'document.declined': 'declined' }
+const STATUS_AT: Record<string, string> = {
+  'document.viewed': 'sent',
+  'document.signed': 'sent',
+  'document.completed': 'completed',
+  'document.declined': 'declined',
+}
 
 /** The spec's payload for an audit event, written out as text: key order is part of what is checked. */
 function expectedBody(event: AuditEvent, title: string): string {
@@ -169,7 +180,13 @@ describe('a real signing run', () => {
       // webhook-id is the delivery id the log shows.
       expect(received.map((r) => r.headers['webhook-id']).sort()).toEqual(log.map((d) => d.id).sort())
       for (const delivery of log) {
-        expect(delivery).toMatchObject({ status: 'delivered', attempts: 1, response_code: 200, error: null, created_at: expect.stringMatching(ISO_MS) as unknown })
+        expect(delivery).toMatchObject({
+          status: 'delivered',
+          attempts: 1,
+          response_code: 200,
+          error: null,
+          created_at: expect.stringMatching(ISO_MS) as unknown,
+        })
         expect(delivery.delivered_at).toMatch(ISO_MS)
         expect(delivery.latency_ms).toEqual(expect.any(Number))
         expect(delivery.attempt_log).toEqual([{ at: expect.stringMatching(ISO_MS) as unknown, status_code: 200, latency_ms: delivery.latency_ms, error: null }])
@@ -232,7 +249,13 @@ describe('delivery rules', () => {
     expect(retryAfterAbandon).toBeLessThan(RETRY_DELAY_MS + SLACK_MS)
 
     const [delivery] = await settledLog(org, endpoint.id, 1, 20_000)
-    expect(delivery).toMatchObject({ status: 'failed', attempts: 2, response_code: null, delivered_at: null, error: expect.stringMatching(/timed out/) as unknown })
+    expect(delivery).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+      response_code: null,
+      delivered_at: null,
+      error: expect.stringMatching(/timed out/) as unknown,
+    })
     for (const attempt of delivery?.attempt_log ?? []) {
       expect(attempt.status_code).toBeNull()
       expect(attempt.latency_ms).toBeGreaterThanOrEqual(ATTEMPT_TIMEOUT_MS - 100)
@@ -318,7 +341,10 @@ describe('endpoint lifecycle and plans', () => {
       .returning()
     expect((await server.request(`/api/v1/webhooks/${queuedTo.endpoint.id}`, { method: 'DELETE', key: org.apiKey })).status).toBe(200)
     expect(await queuedTo.receiver.countAfter(2500)).toBe(0)
-    const [row] = await server.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, queued?.id ?? ''))
+    const [row] = await server.services.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, queued?.id ?? ''))
     expect(row).toMatchObject({ status: 'failed', attempts: 0, lastError: 'endpoint deleted' })
   })
 
@@ -344,8 +370,7 @@ describe('endpoint lifecycle and plans', () => {
     const [original] = await receiver.waitFor(1)
     const [delivered] = await settledLog(org, endpoint.id, 1)
 
-    const redeliver = (id = delivered?.id) =>
-      server.request(`/api/v1/webhooks/${endpoint.id}/deliveries/${id}/redeliver`, { method: 'POST', key: org.apiKey })
+    const redeliver = (id = delivered?.id) => server.request(`/api/v1/webhooks/${endpoint.id}/deliveries/${id}/redeliver`, { method: 'POST', key: org.apiKey })
     receiver.failNext(1)
     const response = await redeliver()
     expect({ status: response.status, body: await bodyOf(response) }).toEqual({ status: 202, body: { id: delivered?.id, status: 'pending' } })
@@ -361,13 +386,18 @@ describe('endpoint lifecycle and plans', () => {
 
     // Another org cannot redeliver it; a queued delivery cannot be queued twice.
     const other = await setupOrg(server)
-    expect((await server.request(`/api/v1/webhooks/${endpoint.id}/deliveries/${delivered?.id}/redeliver`, { method: 'POST', key: other.apiKey })).status).toBe(404)
+    expect((await server.request(`/api/v1/webhooks/${endpoint.id}/deliveries/${delivered?.id}/redeliver`, { method: 'POST', key: other.apiKey })).status).toBe(
+      404,
+    )
     const [queued] = await server.services.db
       .insert(webhookDeliveries)
       .values({ endpointId: endpoint.id, orgId: org.orgId, event: 'document.viewed', payload: '{}', nextAttemptAt: new Date(Date.now() + 60_000) })
       .returning()
     const conflict = await redeliver(queued?.id)
-    expect({ status: conflict.status, body: await bodyOf(conflict) }).toEqual({ status: 409, body: { error: 'This delivery is already queued or being sent.', code: 'conflict' } })
+    expect({ status: conflict.status, body: await bodyOf(conflict) }).toEqual({
+      status: 409,
+      body: { error: 'This delivery is already queued or being sent.', code: 'conflict' },
+    })
     await server.request(`/api/v1/webhooks/${endpoint.id}`, { method: 'DELETE', key: org.apiKey })
   })
 
@@ -406,7 +436,9 @@ describe('the HTTP transport', () => {
     expect(request?.headers.host).toBe(`hooks.example.test:${port}`)
 
     const guardedTransport = httpWebhookTransport({ allowPrivate: false, resolve: async () => [{ address: '127.0.0.1', family: 4 }] })
-    await expect(post(guardedTransport, `http://hooks.example.test:${port}/in`)).rejects.toThrow(/hooks\.example\.test resolves to 127\.0\.0\.1, a loopback address/)
+    await expect(post(guardedTransport, `http://hooks.example.test:${port}/in`)).rejects.toThrow(
+      /hooks\.example\.test resolves to 127\.0\.0\.1, a loopback address/,
+    )
     expect(await receiver.countAfter(100)).toBe(0)
   })
 

@@ -13,11 +13,7 @@ let guarded: TestServer
 let receiver: WebhookReceiver
 
 beforeAll(async () => {
-  ;[server, guarded, receiver] = await Promise.all([
-    startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } }),
-    startTestServer(),
-    startWebhookReceiver(),
-  ])
+  ;[server, guarded, receiver] = await Promise.all([startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } }), startTestServer(), startWebhookReceiver()])
 })
 afterAll(async () => {
   await Promise.all([server.close(), guarded.close()])
@@ -63,7 +59,13 @@ describe('POST /api/v1/webhooks/{id}/test', () => {
     const before = receiver.received.length
 
     const result = await tested(server, org, endpoint.id)
-    expect(result).toEqual({ delivered: true, status_code: 200, latency_ms: expect.any(Number) as unknown, error: null, response_body_excerpt: '{"received":true}' })
+    expect(result).toEqual({
+      delivered: true,
+      status_code: 200,
+      latency_ms: expect.any(Number) as unknown,
+      error: null,
+      response_body_excerpt: '{"received":true}',
+    })
     const [arrived] = (await receiver.waitFor(before + 1)).slice(before)
     if (!arrived) throw new Error('nothing arrived')
     expect(arrived.path).toBe('/hooks/test-ok')
@@ -99,7 +101,13 @@ describe('POST /api/v1/webhooks/{id}/test', () => {
     const org = await setupOrg(server, { plan: 'pro' })
     const endpoint = await registered(org, `http://127.0.0.1:${await closedPort()}/hooks`)
     const result = await tested(server, org, endpoint.id)
-    expect(result).toEqual({ delivered: false, status_code: null, latency_ms: expect.any(Number) as unknown, error: expect.stringContaining('ECONNREFUSED') as unknown, response_body_excerpt: null })
+    expect(result).toEqual({
+      delivered: false,
+      status_code: null,
+      latency_ms: expect.any(Number) as unknown,
+      error: expect.stringContaining('ECONNREFUSED') as unknown,
+      response_body_excerpt: null,
+    })
   })
 
   test('goes through the SSRF guard: an endpoint that now resolves to a private address is refused, and nothing is sent', async () => {
@@ -129,7 +137,11 @@ describe('POST /api/v1/webhooks/{id}/test', () => {
     const free = await setupOrg(server, { plan: 'free' })
     const response = await sendTest(server, free, endpoint.id)
     expect(response.status).toBe(402)
-    expect(await bodyOf(response)).toEqual({ error: 'Webhooks are available on the Pro plan and higher; this org is on the free plan.', code: 'payment_required', upgrade: true })
+    expect(await bodyOf(response)).toEqual({
+      error: 'Webhooks are available on the Pro plan and higher; this org is on the free plan.',
+      code: 'payment_required',
+      upgrade: true,
+    })
   })
 })
 

@@ -24,15 +24,22 @@ function describeSignature(report: SignatureReport, index: number): string[] {
   const title = report.kind === 'document-timestamp' ? 'Document timestamp' : 'Signature'
   const lines = [`${title} ${index + 1}${report.fieldName ? ` "${report.fieldName}"` : ''} (${report.subFilter || 'no SubFilter'}): ${report.verdict}`]
   if (report.signer) lines.push(`  ${report.kind === 'document-timestamp' ? 'TSA' : 'Signer'}: ${report.signer.subject}`)
-  if (report.chain.subjects.length > 0) lines.push(`  Chain: ${report.chain.subjects.join(' <- ')} (${report.chain.valid ? 'valid' : 'INVALID'}, ${report.chain.trusted ? 'trusted' : 'not anchored'})`)
+  if (report.chain.subjects.length > 0)
+    lines.push(
+      `  Chain: ${report.chain.subjects.join(' <- ')} (${report.chain.valid ? 'valid' : 'INVALID'}, ${report.chain.trusted ? 'trusted' : 'not anchored'})`,
+    )
   if (report.claimedSigningTime) lines.push(`  Claimed signing time: ${report.claimedSigningTime}`)
   if (report.timestamp) {
     const source = report.timestamp.source === 'document-timestamp' ? 'document timestamp' : 'signature timestamp'
-    lines.push(`  Proven time: ${report.timestamp.time} by ${report.timestamp.tsaName ?? 'unknown TSA'} (${source}; ${report.timestamp.valid && report.timestamp.coversSignature ? 'valid' : 'INVALID'}, ${report.timestamp.trusted ? 'trusted' : 'not anchored'})`)
+    lines.push(
+      `  Proven time: ${report.timestamp.time} by ${report.timestamp.tsaName ?? 'unknown TSA'} (${source}; ${report.timestamp.valid && report.timestamp.coversSignature ? 'valid' : 'INVALID'}, ${report.timestamp.trusted ? 'trusted' : 'not anchored'})`,
+    )
   }
   const digest = report.digestMatches === true ? 'digest OK' : report.digestMatches === false ? 'DIGEST MISMATCH' : 'digest not checked'
   const signature = report.signatureValid === true ? 'signature OK' : report.signatureValid === false ? 'SIGNATURE INVALID' : 'signature not checked'
-  lines.push(`  ${report.digestAlgorithm ?? 'unknown digest'}: ${digest}, ${signature}; covers ${report.coversWholeFile ? 'the whole file' : `bytes up to ${report.byteRange.length === 4 ? (report.byteRange[2] ?? 0) + (report.byteRange[3] ?? 0) : '?'} (later updates follow)`}`)
+  lines.push(
+    `  ${report.digestAlgorithm ?? 'unknown digest'}: ${digest}, ${signature}; covers ${report.coversWholeFile ? 'the whole file' : `bytes up to ${report.byteRange.length === 4 ? (report.byteRange[2] ?? 0) + (report.byteRange[3] ?? 0) : '?'} (later updates follow)`}`,
+  )
   for (const problem of report.problems) lines.push(`  ! ${problem}`)
   for (const note of report.notes) lines.push(`  - ${note}`)
   return lines
@@ -53,7 +60,12 @@ export async function main(argv: string[]): Promise<number> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { json: { type: 'boolean', default: false }, trust: { type: 'string', multiple: true, default: [] }, now: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+      options: {
+        json: { type: 'boolean', default: false },
+        trust: { type: 'string', multiple: true, default: [] },
+        now: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
     })
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`)

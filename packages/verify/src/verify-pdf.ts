@@ -122,8 +122,16 @@ async function verify(bytes: Uint8Array, options: VerifyOptions, hasher: FileHas
   const search = await findSignatureFields(doc)
   if (search.fields.length === 0) {
     // A damaged tail may be what is left of a signature (a truncated or mangled update): do not call that unsigned.
-    if (trailing.length > 0) return { verdict: 'unsupported', fileSha256: await fileHash(), signatures: [], problems: ['the file is damaged: it has no readable signature, and its end is not a valid revision', ...trailing] }
-    const reason = search.hasAcroForm ? 'the document has no signed signature fields' : 'the document has no interactive form (/AcroForm), so no signature fields'
+    if (trailing.length > 0)
+      return {
+        verdict: 'unsupported',
+        fileSha256: await fileHash(),
+        signatures: [],
+        problems: ['the file is damaged: it has no readable signature, and its end is not a valid revision', ...trailing],
+      }
+    const reason = search.hasAcroForm
+      ? 'the document has no signed signature fields'
+      : 'the document has no interactive form (/AcroForm), so no signature fields'
     return { verdict: 'no-signature', fileSha256: await fileHash(), signatures: [], problems: [reason, ...search.problems] }
   }
 
@@ -160,7 +168,8 @@ async function verify(bytes: Uint8Array, options: VerifyOptions, hasher: FileHas
 function provenTimes(signature: ExaminedSignature, all: readonly ExaminedSignature[]): ProvenTime[] {
   const proofs: ProvenTime[] = []
   if (signature.kind === 'document-timestamp') {
-    if (signature.timestamp && timestampValid(signature.timestamp) && signature.byteRange.problems.length === 0) proofs.push({ check: signature.timestamp, source: 'document-timestamp', from: signature })
+    if (signature.timestamp && timestampValid(signature.timestamp) && signature.byteRange.problems.length === 0)
+      proofs.push({ check: signature.timestamp, source: 'document-timestamp', from: signature })
     return proofs
   }
   if (signature.timestamp && timestampValid(signature.timestamp)) proofs.push({ check: signature.timestamp, source: 'signature-time-stamp', from: signature })
@@ -173,13 +182,22 @@ function provenTimes(signature: ExaminedSignature, all: readonly ExaminedSignatu
   return proofs.sort((a, b) => Number(b.check.chain.trusted) - Number(a.check.chain.trusted) || (a.check.time?.getTime() ?? 0) - (b.check.time?.getTime() ?? 0))
 }
 
-async function finish(signature: ExaminedSignature, all: readonly ExaminedSignature[], change: ChangeReport, trailing: string[], anchors: SignatureContext['anchors'], context: SignatureContext, now: Date): Promise<SignatureReport> {
+async function finish(
+  signature: ExaminedSignature,
+  all: readonly ExaminedSignature[],
+  change: ChangeReport,
+  trailing: string[],
+  anchors: SignatureContext['anchors'],
+  context: SignatureContext,
+  now: Date,
+): Promise<SignatureReport> {
   const proofs = provenTimes(signature, all)
   const proof = proofs[0] ?? null
   const validationTime = proof?.check.time ?? now
   let chain: ChainResult | null = null
   if (signature.kind === 'document-timestamp') chain = signature.timestamp?.chain ?? null
-  else if (signature.signer && !signature.unsupported) chain = await validateChain(signature.signer, [...signature.certificates, ...context.extraCertificates], anchors, validationTime, 'signature')
+  else if (signature.signer && !signature.unsupported)
+    chain = await validateChain(signature.signer, [...signature.certificates, ...context.extraCertificates], anchors, validationTime, 'signature')
 
   const ownTimestamp = signature.kind === 'signature' ? signature.timestamp : null
   const ownTimestampInvalid = ownTimestamp !== null && !timestampValid(ownTimestamp)
@@ -202,8 +220,10 @@ async function finish(signature: ExaminedSignature, all: readonly ExaminedSignat
   problems.push(...signature.problems)
   if (chain && signature.kind === 'signature') problems.push(...chain.problems.map((problem) => `chain: ${problem}`))
   if (signature.kind === 'document-timestamp' && chain) problems.push(...chain.problems.map((problem) => `TSA chain: ${problem}`))
-  if (ownTimestamp && ownTimestampInvalid && !ownTimestamp.unsupported && ownTimestamp.problems.length === 0) problems.push('the signature-time-stamp is not valid')
-  if (!signature.unsupported && !proof && signature.kind === 'signature' && !ownTimestampInvalid) problems.push('no RFC 3161 timestamp proves when this signature was made (the signing time is only claimed by the signer)')
+  if (ownTimestamp && ownTimestampInvalid && !ownTimestamp.unsupported && ownTimestamp.problems.length === 0)
+    problems.push('the signature-time-stamp is not valid')
+  if (!signature.unsupported && !proof && signature.kind === 'signature' && !ownTimestampInvalid)
+    problems.push('no RFC 3161 timestamp proves when this signature was made (the signing time is only claimed by the signer)')
   if (proof && !proof.check.chain.trusted) problems.push(`the time-stamp authority "${proof.check.tsaName ?? '?'}" does not chain to a trust anchor`)
   if (!signature.signer && !signature.unsupported) problems.push("the signer's certificate was not found")
 

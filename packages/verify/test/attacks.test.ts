@@ -34,7 +34,14 @@ let anchors: string[]
 
 async function sign(input: Uint8Array, fieldName?: string, signer?: Awaited<ReturnType<typeof signerFor>>): Promise<Uint8Array> {
   const pdf = await PDF.load(input)
-  return (await pdf.sign({ signer: signer ?? (await signerFor(ec.leaf, [ec.root], 'ec')), level: 'B-T', timestampAuthority: authority, ...(fieldName ? { fieldName } : {}) })).bytes
+  return (
+    await pdf.sign({
+      signer: signer ?? (await signerFor(ec.leaf, [ec.root], 'ec')),
+      level: 'B-T',
+      timestampAuthority: authority,
+      ...(fieldName ? { fieldName } : {}),
+    })
+  ).bytes
 }
 
 async function check(bytes: Uint8Array): Promise<VerifyResult> {
@@ -226,7 +233,7 @@ describe('incremental updates after the signature', () => {
     expect(result.verdict, problems(result)).toBe('verified')
   })
 
-  it('object data that the update\'s cross-reference section does not list is noticed', async () => {
+  it("object data that the update's cross-reference section does not list is noticed", async () => {
     const result = await check(appendUpdate(sealed, {}, { unlisted: '5 0 obj\n<< /Length 2 >>\nstream\nq\nendstream\nendobj\n' }))
     expect(result.verdict).toBe('mismatch')
     expect(problems(result)).toMatch(/not listed in its cross-reference section/)
@@ -237,7 +244,10 @@ describe('incremental updates after the signature', () => {
     const body = latestObject(sealed, form)
     const page = findObject(sealed, /\/Type \/Page\b/)
     const addField = (rect: string): Uint8Array =>
-      appendUpdate(sealed, { [form]: body.replace(/\/Fields \[([^\]]*)\]/, '/Fields [$1 60 0 R]'), 60: `<< /FT /Sig /T (Later) /Type /Annot /Subtype /Widget /Rect ${rect} /P ${page} 0 R >>` })
+      appendUpdate(sealed, {
+        [form]: body.replace(/\/Fields \[([^\]]*)\]/, '/Fields [$1 60 0 R]'),
+        60: `<< /FT /Sig /T (Later) /Type /Annot /Subtype /Widget /Rect ${rect} /P ${page} 0 R >>`,
+      })
     expect((await check(addField('[0 0 0 0]'))).verdict).toBe('verified')
     const visible = await check(addField('[50 50 300 120]'))
     expect(visible.verdict).toBe('mismatch')
@@ -249,7 +259,10 @@ describe('incremental updates after the signature', () => {
     const body = latestObject(sealed, form)
     const page = findObject(sealed, /\/Type \/Page\b/)
     const addField = (extra: string, rect: string): Uint8Array =>
-      appendUpdate(sealed, { [form]: body.replace(/\/Fields \[([^\]]*)\]/, '/Fields [$1 60 0 R]'), 60: `<< /FT /Sig /T (Later) /Type /Annot /Subtype /Widget /Rect ${rect} /P ${page} 0 R ${extra} >>` })
+      appendUpdate(sealed, {
+        [form]: body.replace(/\/Fields \[([^\]]*)\]/, '/Fields [$1 60 0 R]'),
+        60: `<< /FT /Sig /T (Later) /Type /Annot /Subtype /Widget /Rect ${rect} /P ${page} 0 R ${extra} >>`,
+      })
     const hidden = await check(addField('/F 2', '[50 50 300 120]'))
     expect(hidden.verdict, problems(hidden)).toBe('verified')
     const acting = await check(addField('/AA << /PO << /S /JavaScript /JS (this.getField("x").display = display.visible) >> >>', '[0 0 0 0]'))
@@ -260,7 +273,11 @@ describe('incremental updates after the signature', () => {
   it('reordering the signed annotations (which draw in order) is a change', async () => {
     const page = findObject(base, /\/Type \/Page\b/)
     const square = (rect: string): string => `<< /Type /Annot /Subtype /Square /Rect ${rect} /C [1 0 0] >>`
-    const prepared = appendUpdate(base, { [page]: latestObject(base, page).replace('/Type /Page', '/Type /Page /Annots [60 0 R 61 0 R]'), 60: square('[72 600 200 650]'), 61: square('[100 620 250 680]') })
+    const prepared = appendUpdate(base, {
+      [page]: latestObject(base, page).replace('/Type /Page', '/Type /Page /Annots [60 0 R 61 0 R]'),
+      60: square('[72 600 200 650]'),
+      61: square('[100 620 250 680]'),
+    })
     const signed = await sign(prepared)
     expect((await check(signed)).verdict).toBe('verified')
     const swapped = appendUpdate(signed, { [page]: latestObject(signed, page).replace('/Annots [60 0 R 61 0 R]', '/Annots [61 0 R 60 0 R]') })
@@ -287,7 +304,11 @@ describe('certificates and timestamps that do not prove what they claim', () => 
     // The look-alike root travels in the CMS: the chain is sound but ends at an unpinned key.
     const withFakeRoot = await check(await sign(base, undefined, await signerFor(fakeLeaf, [fakeRoot], 'ec')))
     expect(withFakeRoot.verdict).toBe('verified-untrusted-root')
-    expect(withFakeRoot.signatures[0]?.chain).toMatchObject({ valid: true, trusted: false, subjects: ['CN=Signet Test Seal, O=Signet Tests', 'CN=Signet Test Root, O=Signet Tests'] })
+    expect(withFakeRoot.signatures[0]?.chain).toMatchObject({
+      valid: true,
+      trusted: false,
+      subjects: ['CN=Signet Test Seal, O=Signet Tests', 'CN=Signet Test Root, O=Signet Tests'],
+    })
     // Without it, the only certificate with the right name is the real anchor, whose key did not sign the leaf.
     const leafOnly = await check(await sign(base, undefined, await signerFor(fakeLeaf, [], 'ec')))
     expect(leafOnly.verdict).toBe('unverified')
@@ -302,16 +323,26 @@ describe('certificates and timestamps that do not prove what they claim', () => 
     const leaf = await createLeaf(temp.dir, 'rollover-leaf', '/CN=Rollover Seal/O=Signet Tests', link)
     const rolled = await verifyPdf(await sign(base, undefined, await signerFor(leaf, [link], 'ec')), { trustAnchors: [root.certPem, tsa.rootPem] })
     expect(rolled.verdict, problems(rolled)).toBe('verified')
-    expect(rolled.signatures[0]?.chain.subjects).toEqual(['CN=Rollover Seal, O=Signet Tests', 'CN=Rollover Root, O=Signet Tests', 'CN=Rollover Root, O=Signet Tests'])
+    expect(rolled.signatures[0]?.chain.subjects).toEqual([
+      'CN=Rollover Seal, O=Signet Tests',
+      'CN=Rollover Root, O=Signet Tests',
+      'CN=Rollover Root, O=Signet Tests',
+    ])
 
     // The same shape from an impostor: a self-issued certificate with that name, signed by another key of that name.
     const impostorRoot = await createRoot(temp.dir, 'impostor-root', subject)
     const impostorLink = await createRolloverCertificate(temp.dir, 'impostor-link', subject, impostorRoot)
     const impostorLeaf = await createLeaf(temp.dir, 'impostor-leaf', '/CN=Rollover Seal/O=Signet Tests', impostorLink)
-    const withoutItsRoot = await verifyPdf(await sign(base, undefined, await signerFor(impostorLeaf, [impostorLink], 'ec')), { trustAnchors: [root.certPem, tsa.rootPem] })
+    const withoutItsRoot = await verifyPdf(await sign(base, undefined, await signerFor(impostorLeaf, [impostorLink], 'ec')), {
+      trustAnchors: [root.certPem, tsa.rootPem],
+    })
     expect(withoutItsRoot.verdict).toBe('unverified')
-    expect(withoutItsRoot.signatures[0]?.chain.problems.join('\n')).toMatch(/self-issued certificate "CN=Rollover Root, O=Signet Tests" does not verify with its own key, nor by the key of any certificate named/)
-    const withItsRoot = await verifyPdf(await sign(base, undefined, await signerFor(impostorLeaf, [impostorLink, impostorRoot], 'ec')), { trustAnchors: [root.certPem, tsa.rootPem] })
+    expect(withoutItsRoot.signatures[0]?.chain.problems.join('\n')).toMatch(
+      /self-issued certificate "CN=Rollover Root, O=Signet Tests" does not verify with its own key, nor by the key of any certificate named/,
+    )
+    const withItsRoot = await verifyPdf(await sign(base, undefined, await signerFor(impostorLeaf, [impostorLink, impostorRoot], 'ec')), {
+      trustAnchors: [root.certPem, tsa.rootPem],
+    })
     expect(withItsRoot.verdict).toBe('verified-untrusted-root')
     expect(withItsRoot.signatures[0]?.chain).toMatchObject({ valid: true, trusted: false })
   })

@@ -82,7 +82,13 @@ describe('signet-verify', () => {
     const result = JSON.parse(outcome.stdout) as VerifyResult
     expect(result.verdict).toBe('verified-untrusted-root')
     expect(result.fileSha256).toMatch(/^[0-9a-f]{64}$/)
-    expect(result.signatures[0]).toMatchObject({ kind: 'signature', subFilter: 'ETSI.CAdES.detached', digestMatches: true, chain: { trusted: true }, timestamp: { trusted: false } })
+    expect(result.signatures[0]).toMatchObject({
+      kind: 'signature',
+      subFilter: 'ETSI.CAdES.detached',
+      digestMatches: true,
+      chain: { trusted: true },
+      timestamp: { trusted: false },
+    })
   })
 
   it('exits 2 on usage errors and unreadable files', async () => {

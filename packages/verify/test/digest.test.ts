@@ -13,12 +13,47 @@ function reference(bytes: Uint8Array, algorithm: string, ranges: readonly Range[
 describe('file hasher', () => {
   const bytes = new Uint8Array(300_000).map((_, i) => (i * 31 + 7) & 0xff)
   const requests: [string, 'SHA-256' | 'SHA-384' | 'SHA-512', Range[]][] = [
-    ['sha256', 'SHA-256', [[0, 1000], [5000, 20_000]]],
-    ['sha256', 'SHA-256', [[0, 90_000], [95_000, 205_000]]],
+    [
+      'sha256',
+      'SHA-256',
+      [
+        [0, 1000],
+        [5000, 20_000],
+      ],
+    ],
+    [
+      'sha256',
+      'SHA-256',
+      [
+        [0, 90_000],
+        [95_000, 205_000],
+      ],
+    ],
     // Out of order (a shorter prefix after a longer one) and not starting at 0.
-    ['sha256', 'SHA-256', [[0, 500], [600, 100]]],
-    ['sha384', 'SHA-384', [[10, 500], [600, 100]]],
-    ['sha512', 'SHA-512', [[0, 299_000], [299_500, 500]]],
+    [
+      'sha256',
+      'SHA-256',
+      [
+        [0, 500],
+        [600, 100],
+      ],
+    ],
+    [
+      'sha384',
+      'SHA-384',
+      [
+        [10, 500],
+        [600, 100],
+      ],
+    ],
+    [
+      'sha512',
+      'SHA-512',
+      [
+        [0, 299_000],
+        [299_500, 500],
+      ],
+    ],
   ]
 
   it.each(['node', 'webcrypto'] as const)('%s: range digests and the file SHA-256 match node:crypto', async (kind) => {

@@ -104,7 +104,7 @@ describe('inputs that are not PDFs, or broken ones', () => {
     }
   })
 
-  it('does not modify the caller\'s buffer (even a Node Buffer)', async () => {
+  it("does not modify the caller's buffer (even a Node Buffer)", async () => {
     const buffer = Buffer.from(signed)
     const before = createHash('sha256').update(buffer).digest('hex')
     await verifyPdf(buffer, { trustAnchors: [Buffer.from(ec.root.certDer)] })
@@ -114,7 +114,11 @@ describe('inputs that are not PDFs, or broken ones', () => {
 
 describe('publicKeyPin', () => {
   it.skipIf(!haveTools('openssl'))('equals the SHA-256 of the SubjectPublicKeyInfo as OpenSSL computes it', async () => {
-    const { stdout } = await run('sh', ['-c', `openssl x509 -in '${ec.root.certFile}' -pubkey -noout | openssl pkey -pubin -outform DER | openssl dgst -sha256 -binary | base64`], { encoding: 'utf8' })
+    const { stdout } = await run(
+      'sh',
+      ['-c', `openssl x509 -in '${ec.root.certFile}' -pubkey -noout | openssl pkey -pubin -outform DER | openssl dgst -sha256 -binary | base64`],
+      { encoding: 'utf8' },
+    )
     const expected = `sha256/${stdout.trim()}`
     expect(await publicKeyPin(ec.root.certPem)).toBe(expected)
     expect(await publicKeyPin(ec.root.certDer)).toBe(expected)

@@ -45,11 +45,39 @@ describe.skipIf(!haveNss)('pdfsig -add-signature with an NSS database', () => {
     await run('mkdir', ['-p', nssDir])
     await run('certutil', ['-N', '-d', `sql:${nssDir}`, '--empty-password'])
     // poppler 22.12 cannot size its placeholder for EC keys; NSS signing is tested with RSA.
-    await openssl(temp.dir, 'pkcs12', '-export', '-in', rsa.leaf.certFile, '-inkey', rsa.leaf.keyFile, '-certfile', rsa.root.certFile, '-name', 'signet-nss', '-passout', 'pass:', '-out', 'nss.p12')
+    await openssl(
+      temp.dir,
+      'pkcs12',
+      '-export',
+      '-in',
+      rsa.leaf.certFile,
+      '-inkey',
+      rsa.leaf.keyFile,
+      '-certfile',
+      rsa.root.certFile,
+      '-name',
+      'signet-nss',
+      '-passout',
+      'pass:',
+      '-out',
+      'nss.p12',
+    )
     await run('pk12util', ['-i', join(temp.dir, 'nss.p12'), '-d', `sql:${nssDir}`, '-W', ''])
     const input = await temp.file('nss-in.pdf', base)
     const output = join(temp.dir, 'nss-out.pdf')
-    await run('pdfsig', ['-add-signature', '-nssdir', `sql:${nssDir}`, '-nick', 'signet-nss', '-digest', 'SHA256', '-new-signature-field-name', 'NSS', input, output])
+    await run('pdfsig', [
+      '-add-signature',
+      '-nssdir',
+      `sql:${nssDir}`,
+      '-nick',
+      'signet-nss',
+      '-digest',
+      'SHA256',
+      '-new-signature-field-name',
+      'NSS',
+      input,
+      output,
+    ])
     signed = new Uint8Array(await import('node:fs/promises').then((fs) => fs.readFile(output)))
   })
 
@@ -84,12 +112,22 @@ describe.skipIf(!haveOpenssl)('openssl cms -sign over the ByteRange (adbe.pkcs7.
     const signed = await resignWithOpenssl(placeholder, ec.leaf, [ec.root])
     const result = await verifyPdf(signed, { trustAnchors: [ec.root.certPem] })
     expect(result.verdict, result.problems.join('\n')).toBe('signed-untimed')
-    expect(result.signatures[0]).toMatchObject({ subFilter: 'adbe.pkcs7.detached', digestMatches: true, signatureValid: true, chain: { valid: true, trusted: true } })
+    expect(result.signatures[0]).toMatchObject({
+      subFilter: 'adbe.pkcs7.detached',
+      digestMatches: true,
+      signatureValid: true,
+      chain: { valid: true, trusted: true },
+    })
     if (haveTools('pdfsig')) expect(await pdfsig(await temp.file('openssl-cms.pdf', signed))).toContain('Signature is Valid.')
   })
 
   it('verifies RSA-PSS (SHA-512) as OpenSSL labels it, with its parameters', async () => {
-    const signed = await resignWithOpenssl(rsaPlaceholder, rsa.leaf, [rsa.root], undefined, 0, 'sha512', ['-keyopt', 'rsa_padding_mode:pss', '-keyopt', 'rsa_pss_saltlen:64'])
+    const signed = await resignWithOpenssl(rsaPlaceholder, rsa.leaf, [rsa.root], undefined, 0, 'sha512', [
+      '-keyopt',
+      'rsa_padding_mode:pss',
+      '-keyopt',
+      'rsa_pss_saltlen:64',
+    ])
     const result = await verifyPdf(signed, { trustAnchors: [rsa.root.certPem] })
     expect(result.verdict, result.problems.join('\n')).toBe('signed-untimed')
     expect(result.signatures[0]).toMatchObject({ digestAlgorithm: 'SHA-512', digestMatches: true, signatureValid: true })

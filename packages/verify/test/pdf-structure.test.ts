@@ -67,7 +67,9 @@ describe('hybrid-reference file (xref table plus /XRefStm, object in an object s
     const header = '3 0 '
     const objStm = deflateSync(Buffer.from(header + objects, 'latin1')).toString('latin1')
     const objStmAt = length()
-    parts.push(`4 0 obj\n<< /Type /ObjStm /N 1 /First ${header.length} /Filter /FlateDecode /Length ${objStm.length} >>\nstream\n${objStm}\nendstream\nendobj\n`)
+    parts.push(
+      `4 0 obj\n<< /Type /ObjStm /N 1 /First ${header.length} /Filter /FlateDecode /Length ${objStm.length} >>\nstream\n${objStm}\nendstream\nendobj\n`,
+    )
     const xrefStmAt = length()
     const rows = [
       [2, 0, 4, 0], // object 3: in object stream 4, index 0
@@ -75,10 +77,14 @@ describe('hybrid-reference file (xref table plus /XRefStm, object in an object s
       [1, xrefStmAt >> 8, xrefStmAt & 0xff, 0],
     ]
     const xrefData = deflateSync(upPredicted(rows)).toString('latin1')
-    parts.push(`5 0 obj\n<< /Type /XRef /Size 6 /W [1 2 1] /Index [3 3] /Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 4 >> /Length ${xrefData.length} >>\nstream\n${xrefData}\nendstream\nendobj\n`)
+    parts.push(
+      `5 0 obj\n<< /Type /XRef /Size 6 /W [1 2 1] /Index [3 3] /Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 4 >> /Length ${xrefData.length} >>\nstream\n${xrefData}\nendstream\nendobj\n`,
+    )
     const table = length()
     const entry = (offset: number): string => `${String(offset).padStart(10, '0')} 00000 n \n`
-    parts.push(`xref\n0 3\n0000000000 65535 f \n${entry(catalogAt)}${entry(pagesAt)}trailer\n<< /Size 6 /Root 1 0 R /XRefStm ${xrefStmAt} >>\nstartxref\n${table}\n%%EOF\n`)
+    parts.push(
+      `xref\n0 3\n0000000000 65535 f \n${entry(catalogAt)}${entry(pagesAt)}trailer\n<< /Size 6 /Root 1 0 R /XRefStm ${xrefStmAt} >>\nstartxref\n${table}\n%%EOF\n`,
+    )
     const bytes = new Uint8Array(Buffer.from(parts.join(''), 'latin1'))
 
     const doc = await PdfDocument.open(bytes)
@@ -105,12 +111,18 @@ describe.skipIf(!haveQpdf)('files rewritten by qpdf, then signed by libpdf', () 
     ec = await createPki(temp.dir, 'ec')
     anchors = [ec.root.certPem, tsa.rootPem]
     const input = await temp.file('base.pdf', await makeBasePdf())
-    const variants: Record<string, string[]> = { objectStreams: ['--object-streams=generate'], linearized: ['--linearize'], linearizedObjectStreams: ['--linearize', '--object-streams=generate'] }
+    const variants: Record<string, string[]> = {
+      objectStreams: ['--object-streams=generate'],
+      linearized: ['--linearize'],
+      linearizedObjectStreams: ['--linearize', '--object-streams=generate'],
+    }
     for (const [name, args] of Object.entries(variants)) {
       const output = `${input}.${name}.pdf`
       await run('qpdf', [...args, input, output])
       const pdf = await PDF.load(new Uint8Array(await readFile(output)))
-      signed[name] = (await pdf.sign({ signer: await signerFor(ec.leaf, [ec.root], 'ec'), level: 'B-T', timestampAuthority: new HttpTimestampAuthority(tsa.url) })).bytes
+      signed[name] = (
+        await pdf.sign({ signer: await signerFor(ec.leaf, [ec.root], 'ec'), level: 'B-T', timestampAuthority: new HttpTimestampAuthority(tsa.url) })
+      ).bytes
     }
   })
 

@@ -45,8 +45,18 @@ beforeAll(async () => {
   base = await makeBasePdf()
   const ecSigner = await signerFor(ec.leaf, [ec.root], 'ec')
   fixtures.sealed = await seal(base, { signer: ecSigner, level: 'B-T', timestampAuthority: authority, subFilter: 'ETSI.CAdES.detached' })
-  fixtures.rsa384 = await seal(base, { signer: await signerFor(rsa.leaf, [rsa.root], 'rsa', 'SHA-384'), level: 'B-T', timestampAuthority: authority, digestAlgorithm: 'SHA-384' })
-  fixtures.rsaPss512 = await seal(base, { signer: await signerFor(rsa.leaf, [rsa.root], 'rsa', 'SHA-512', 'RSA-PSS'), level: 'B-T', timestampAuthority: authority, digestAlgorithm: 'SHA-512' })
+  fixtures.rsa384 = await seal(base, {
+    signer: await signerFor(rsa.leaf, [rsa.root], 'rsa', 'SHA-384'),
+    level: 'B-T',
+    timestampAuthority: authority,
+    digestAlgorithm: 'SHA-384',
+  })
+  fixtures.rsaPss512 = await seal(base, {
+    signer: await signerFor(rsa.leaf, [rsa.root], 'rsa', 'SHA-512', 'RSA-PSS'),
+    level: 'B-T',
+    timestampAuthority: authority,
+    digestAlgorithm: 'SHA-512',
+  })
   fixtures.ec512 = await seal(base, { signer: ecSigner, level: 'B-T', timestampAuthority: authority, digestAlgorithm: 'SHA-512' })
   fixtures.untimed = await seal(base, { signer: ecSigner, level: 'B-B' })
   fixtures.docTimestamp = (await (await PDF.load(fixtures.sealed)).addTimestamp({ timestampAuthority: authority })).bytes
@@ -67,7 +77,11 @@ describe('sealed like the service', () => {
     const result = await verifyPdf(fixtures.sealed as Uint8Array, { trustAnchors: anchors })
     expect(result.verdict, result.problems.join('\n')).toBe('verified')
     expect(result.problems).toEqual([])
-    expect(result.fileSha256).toBe(createHash('sha256').update(fixtures.sealed as Uint8Array).digest('hex'))
+    expect(result.fileSha256).toBe(
+      createHash('sha256')
+        .update(fixtures.sealed as Uint8Array)
+        .digest('hex'),
+    )
     const [signature] = result.signatures
     expect(result.signatures).toHaveLength(1)
     expect(signature).toMatchObject({
@@ -167,7 +181,12 @@ describe('allowed updates after the seal', () => {
     ])
     expect(result.signatures[0]?.disallowedChanges).toEqual([])
     expect(result.signatures[0]?.revision).toBe(1)
-    expect(result.signatures[1]).toMatchObject({ digestMatches: true, signatureValid: true, verdict: 'verified', timestamp: { source: 'document-timestamp', valid: true, trusted: true } })
+    expect(result.signatures[1]).toMatchObject({
+      digestMatches: true,
+      signatureValid: true,
+      verdict: 'verified',
+      timestamp: { source: 'document-timestamp', valid: true, trusted: true },
+    })
   })
 
   it('takes the proven time of an untimed signature from a later document timestamp', async () => {
@@ -201,11 +220,17 @@ describe.skipIf(!oracles)('external oracles agree', () => {
     expect(token).toBeDefined()
     const tokenFile = await temp.file('token.tsr', raw(token!))
     const digest = createHash('sha256').update(info!.signature).digest('hex')
-    const { stdout } = await run('openssl', ['ts', '-verify', '-digest', digest, '-in', tokenFile, '-token_in', '-CAfile', tsa.rootFile, '-untrusted', tsa.tsaCertFile], { encoding: 'utf8' })
+    const { stdout } = await run(
+      'openssl',
+      ['ts', '-verify', '-digest', digest, '-in', tokenFile, '-token_in', '-CAfile', tsa.rootFile, '-untrusted', tsa.tsaCertFile],
+      { encoding: 'utf8' },
+    )
     expect(stdout).toContain('Verification: OK')
     // And with the hash of something else, OpenSSL refuses, as we do.
     const wrong = createHash('sha256').update('something else').digest('hex')
-    await expect(run('openssl', ['ts', '-verify', '-digest', wrong, '-in', tokenFile, '-token_in', '-CAfile', tsa.rootFile, '-untrusted', tsa.tsaCertFile])).rejects.toThrow()
+    await expect(
+      run('openssl', ['ts', '-verify', '-digest', wrong, '-in', tokenFile, '-token_in', '-CAfile', tsa.rootFile, '-untrusted', tsa.tsaCertFile]),
+    ).rejects.toThrow()
   })
 })
 

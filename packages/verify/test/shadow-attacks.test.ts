@@ -9,7 +9,18 @@ import { verifyPdf, type VerifyResult } from '../src/index.ts'
 import { createPki, signerFor, type Pki } from './helpers/pki.ts'
 import { offlineRevocation, pdfsig, tempDir } from './helpers/env.ts'
 import { appendUpdate, latestObject } from './helpers/update.ts'
-import { ATTACKS, buildAttack, compressedPdf, FORGED_TEXT, preparedPdf, reservedFieldPdf, sharedRolePdf, signPrepared, type CorpusContext, type Prepared } from './helpers/shadow-corpus.ts'
+import {
+  ATTACKS,
+  buildAttack,
+  compressedPdf,
+  FORGED_TEXT,
+  preparedPdf,
+  reservedFieldPdf,
+  sharedRolePdf,
+  signPrepared,
+  type CorpusContext,
+  type Prepared,
+} from './helpers/shadow-corpus.ts'
 
 /*
  * Shadow attacks: a prepared document is signed, then changed by an incremental update
@@ -102,11 +113,19 @@ describe('the corpus: every attack changes the page, fools pdfsig, and is a mism
       if (!attack) throw new Error(name)
       return (await check(buildAttack(attack, context))).signatures[0]?.disallowedChanges.join('\n') ?? ''
     }
-    expect(await changes('info-aliases-content')).toMatch(/object 5 \(page 1 \/Contents\[0\]; the update now reaches it as the trailer \/Info\) was changed after signing: page 1 as signed is drawn with it/)
-    expect(await changes('info-aliases-optional-content')).toMatch(/object 10 \(the catalog \/OCProperties \/D; .*\/Info\) was changed after signing: it decides which optional content/)
+    expect(await changes('info-aliases-content')).toMatch(
+      /object 5 \(page 1 \/Contents\[0\]; the update now reaches it as the trailer \/Info\) was changed after signing: page 1 as signed is drawn with it/,
+    )
+    expect(await changes('info-aliases-optional-content')).toMatch(
+      /object 10 \(the catalog \/OCProperties \/D; .*\/Info\) was changed after signing: it decides which optional content/,
+    )
     expect(await changes('fields-aliases-contents-array')).toMatch(/object 6 \(page 1 \/Contents; the update now reaches it as the form \/Fields\) was changed/)
-    expect(await changes('dss-update-rewrites-shared-ocproperties')).toMatch(/object 9 \(the catalog \/OCProperties, and also validation data \(\/DSS\).*\) was changed/)
-    expect(await changes('square-claims-signature-field')).toMatch(/a \/Square annotation "Approval" was added as part of a signature field, but only an invisible widget may be added/)
+    expect(await changes('dss-update-rewrites-shared-ocproperties')).toMatch(
+      /object 9 \(the catalog \/OCProperties, and also validation data \(\/DSS\).*\) was changed/,
+    )
+    expect(await changes('square-claims-signature-field')).toMatch(
+      /a \/Square annotation "Approval" was added as part of a signature field, but only an invisible widget may be added/,
+    )
     expect(await changes('object-stream-redefined')).toMatch(/object 4 \(page 1 \/Resources \/Font \/F1\) was changed/)
   })
 
@@ -123,10 +142,14 @@ describe('the corpus: every attack changes the page, fools pdfsig, and is a mism
     if (!attack) throw new Error('missing attack')
     const file = await temp.file('cli-attack.pdf', buildAttack(attack, context))
     const bin = fileURLToPath(new URL('../bin/signet-verify.mjs', import.meta.url))
-    const outcome = await run(process.execPath, [bin, file, '--trust', pki.root.certFile, '--trust', tsa.rootFile], { encoding: 'utf8' }).catch((error: { code: number; stdout: string }) => error)
+    const outcome = await run(process.execPath, [bin, file, '--trust', pki.root.certFile, '--trust', tsa.rootFile], { encoding: 'utf8' }).catch(
+      (error: { code: number; stdout: string }) => error,
+    )
     expect(outcome).toMatchObject({ code: 6 })
     expect(outcome.stdout).toMatch(/^Verdict: mismatch/)
-    expect(outcome.stdout).toContain('! changed after signing: object 4 (page 1 /Resources /Font /F1; the update now reaches it as the trailer /Info) was changed after signing')
+    expect(outcome.stdout).toContain(
+      '! changed after signing: object 4 (page 1 /Resources /Font /F1; the update now reaches it as the trailer /Info) was changed after signing',
+    )
   })
 })
 
@@ -134,11 +157,16 @@ describe('updates that may follow a signature stay verified and change nothing p
   const permitted: [string, (signed: Uint8Array) => Promise<Uint8Array>][] = [
     ['validation data (DSS, B-LT)', async (signed) => (await (await PDF.load(signed)).addValidationData({ revocationProvider: offlineRevocation })).bytes],
     ['a document timestamp', async (signed) => (await (await PDF.load(signed)).addTimestamp({ timestampAuthority: authority })).bytes],
-    ['validation data and a document timestamp (B-LTA)', async (signed) => (await (await PDF.load(signed)).addArchivalData({ timestampAuthority: authority, revocationProvider: offlineRevocation })).bytes],
+    [
+      'validation data and a document timestamp (B-LTA)',
+      async (signed) => (await (await PDF.load(signed)).addArchivalData({ timestampAuthority: authority, revocationProvider: offlineRevocation })).bytes,
+    ],
     ['a new /Info title', async (signed) => appendUpdate(signed, { 7: latestObject(signed, 7).replace('Services contract', 'Renamed') })],
     ['/Info re-pointed at a used object that is not redefined', async (signed) => appendUpdate(signed, {}, { info: '5 0 R' })],
   ]
-  const cases = (['plain', 'shared', 'compressed'] as const).flatMap((prepared) => permitted.map(([name, update]) => [`${prepared}: ${name}`, prepared, update] as const))
+  const cases = (['plain', 'shared', 'compressed'] as const).flatMap((prepared) =>
+    permitted.map(([name, update]) => [`${prepared}: ${name}`, prepared, update] as const),
+  )
 
   it.each(cases)('%s', async (name, prepared, update) => {
     const updated = await update(context.signed[prepared])
@@ -153,7 +181,8 @@ describe('updates that may follow a signature stay verified and change nothing p
 })
 
 describe('a signature field reserved before signing', () => {
-  const timestampInto = async (signed: Uint8Array, fieldName: string): Promise<Uint8Array> => (await (await PDF.load(signed)).addTimestamp({ timestampAuthority: authority, fieldName })).bytes
+  const timestampInto = async (signed: Uint8Array, fieldName: string): Promise<Uint8Array> =>
+    (await (await PDF.load(signed)).addTimestamp({ timestampAuthority: authority, fieldName })).bytes
 
   it('may later receive a document timestamp when its widget is invisible', async () => {
     const signed = await seal(reservedFieldPdf('[0 0 0 0]'), 'Seal')
@@ -179,7 +208,9 @@ describe('a signature field reserved before signing', () => {
     const twice = await seal(signed, 'Reserved')
     const result = await check(twice)
     expect(result.signatures.map((signature) => signature.verdict)).toEqual(['mismatch', 'verified'])
-    expect(result.signatures[0]?.disallowedChanges.join('\n')).toMatch(/signature field "Reserved", empty when this signature was made, now holds an approval signature/)
+    expect(result.signatures[0]?.disallowedChanges.join('\n')).toMatch(
+      /signature field "Reserved", empty when this signature was made, now holds an approval signature/,
+    )
   })
 
   it.skipIf(!poppler)('may not change its appearance without being signed (a visible box repainted)', async () => {
@@ -191,6 +222,8 @@ describe('a signature field reserved before signing', () => {
     expect((await render(repainted, 'repainted')).pixels.equals((await render(signed, 'reserved-visible')).pixels)).toBe(false)
     const result = await check(repainted)
     expect(result.verdict).toBe('mismatch')
-    expect(result.signatures[0]?.disallowedChanges.join('\n')).toMatch(/appearance \(\/AP\) of empty signature field object 12 changed although the field was not signed/)
+    expect(result.signatures[0]?.disallowedChanges.join('\n')).toMatch(
+      /appearance \(\/AP\) of empty signature field object 12 changed although the field was not signed/,
+    )
   })
 })

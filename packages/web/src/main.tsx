@@ -26,7 +26,7 @@ const queryClient = new QueryClient({
   queryCache: new QueryCache({ onError: onRefused }),
   mutationCache: new MutationCache({ onError: onRefused }),
   defaultOptions: {
-    queries: { retry: (count, error) => count < 2 && !isApiError(error) && !(error instanceof TypeError) ? true : false, refetchOnWindowFocus: false },
+    queries: { retry: (count, error) => (count < 2 && !isApiError(error) && !(error instanceof TypeError) ? true : false), refetchOnWindowFocus: false },
   },
 })
 const router = createAppRouter(queryClient)

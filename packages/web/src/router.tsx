@@ -54,7 +54,12 @@ const loginRoute = createRoute({
 })
 const verifyEmailRoute = createRoute({ getParentRoute: () => publicLayout, path: 'verify-email', validateSearch: tokenSearch, component: VerifyEmailPage })
 const forgotPasswordRoute = createRoute({ getParentRoute: () => publicLayout, path: 'forgot-password', component: ForgotPasswordPage })
-const resetPasswordRoute = createRoute({ getParentRoute: () => publicLayout, path: 'reset-password', validateSearch: tokenSearch, component: ResetPasswordPage })
+const resetPasswordRoute = createRoute({
+  getParentRoute: () => publicLayout,
+  path: 'reset-password',
+  validateSearch: tokenSearch,
+  component: ResetPasswordPage,
+})
 const invitationRoute = createRoute({ getParentRoute: () => publicLayout, path: 'invite/$token', component: InvitationPage })
 
 // The signed-in app: without a session, sign-up on a fresh instance, else the login page.
@@ -93,7 +98,7 @@ const documentsRoute = createRoute({
   }),
   loaderDeps: ({ search }) => search,
   // Awaited on hover too (defaultPreload 'intent'), so the page opens with its rows.
-  loader: ({ context: { queryClient }, deps }) => 
+  loader: ({ context: { queryClient }, deps }) =>
     preload(queryClient.ensureQueryData(documentListQuery(deps)), queryClient.ensureQueryData(documentCountsQuery(deps.search))),
   component: DocumentsPage,
 })

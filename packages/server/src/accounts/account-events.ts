@@ -49,7 +49,8 @@ const NOTICES: Record<AccountEventKind, string> = {
   'passkey.removed': 'A passkey was removed from your Signet account.',
   'recovery_codes.generated': 'New recovery codes were made for your Signet account; the old ones no longer work.',
   'recovery_code.used': 'A recovery code was used to sign in to your Signet account.',
-  'two_factor.reset_by_operator': "The operator of this Signet instance removed your account's second sign-in steps (authenticator app, passkeys and recovery codes), as you asked.",
+  'two_factor.reset_by_operator':
+    "The operator of this Signet instance removed your account's second sign-in steps (authenticator app, passkeys and recovery codes), as you asked.",
   'workspace.two_factor_required': 'A workspace you belong to now requires a second sign-in step for every member.',
   'workspace.two_factor_optional': 'A workspace you belong to no longer requires a second sign-in step.',
 }

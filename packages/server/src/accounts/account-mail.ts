@@ -11,14 +11,24 @@ export const dashboardLink = (config: Pick<Config, 'publicUrl'>, path: string): 
  * Mails carrying a single-use link are `sensitive`: the outbox erases their text once
  * delivered, so the database keeps no usable link.
  */
-export async function mailVerificationLink(tx: Db, config: Pick<Config, 'publicUrl'>, user: { id: string; email: string; name: string }, now: Date): Promise<void> {
+export async function mailVerificationLink(
+  tx: Db,
+  config: Pick<Config, 'publicUrl'>,
+  user: { id: string; email: string; name: string },
+  now: Date,
+): Promise<void> {
   const { token } = await issueAccountToken(tx, 'verify_email', { userId: user.id, email: user.email }, now)
   const link = dashboardLink(config, `verify-email?token=${token}`)
   const validHours = ACCOUNT_TOKEN_TTL_MS.verify_email / 3600_000
   await enqueueMail(tx, [{ to: user.email, ...verifyEmailMail({ name: user.name, link, validHours }), sensitive: true }])
 }
 
-export async function mailPasswordResetLink(tx: Db, config: Pick<Config, 'publicUrl'>, user: { id: string; email: string; name: string }, now: Date): Promise<void> {
+export async function mailPasswordResetLink(
+  tx: Db,
+  config: Pick<Config, 'publicUrl'>,
+  user: { id: string; email: string; name: string },
+  now: Date,
+): Promise<void> {
   const { token } = await issueAccountToken(tx, 'reset_password', { userId: user.id, email: user.email }, now)
   const link = dashboardLink(config, `reset-password?token=${token}`)
   const validMinutes = ACCOUNT_TOKEN_TTL_MS.reset_password / 60_000

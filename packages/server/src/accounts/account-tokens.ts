@@ -59,7 +59,10 @@ export async function findLiveToken(db: Db, purpose: AccountTokenPurpose, token:
   const messages = LINK_MESSAGES[purpose]
   const presentedHash = sha256Hex(token)
   const [row] = TOKEN_PATTERN.test(token)
-    ? await db.select().from(accountTokens).where(and(eq(accountTokens.tokenHash, presentedHash), eq(accountTokens.purpose, purpose)))
+    ? await db
+        .select()
+        .from(accountTokens)
+        .where(and(eq(accountTokens.tokenHash, presentedHash), eq(accountTokens.purpose, purpose)))
     : []
   // The lookup is by hash; the constant-time check guards against any index-side shortcut.
   if (!row || !digestsEqual(row.tokenHash, presentedHash)) throw notFound(messages.unknown)

@@ -25,7 +25,10 @@ export interface UserSummary {
 }
 
 async function userByEmail(db: Db, email: string) {
-  const [user] = await db.select().from(users).where(eq(users.email, normalizeEmail(email)))
+  const [user] = await db
+    .select()
+    .from(users)
+    .where(eq(users.email, normalizeEmail(email)))
   if (!user) throw notFound(`No user with the e-mail ${normalizeEmail(email)}.`)
   return user
 }
@@ -62,7 +65,11 @@ async function summaryOf(db: Db, userId: string): Promise<UserSummary> {
 }
 
 export async function listUsers(db: Db, onlyUserId?: string): Promise<UserSummary[]> {
-  const rows = await db.select().from(users).where(onlyUserId ? eq(users.id, onlyUserId) : undefined).orderBy(asc(users.createdAt), asc(users.email))
+  const rows = await db
+    .select()
+    .from(users)
+    .where(onlyUserId ? eq(users.id, onlyUserId) : undefined)
+    .orderBy(asc(users.createdAt), asc(users.email))
   return summariesOf(db, rows)
 }
 
@@ -76,7 +83,9 @@ export async function summariesOf(db: Db, rows: (typeof users.$inferSelect)[]): 
     .innerJoin(orgs, eq(orgs.id, memberships.orgId))
     .where(inArray(memberships.userId, ids))
     .orderBy(asc(orgs.name))
-  const withPasskeys = new Set((await db.selectDistinct({ userId: passkeys.userId }).from(passkeys).where(inArray(passkeys.userId, ids))).map((row) => row.userId))
+  const withPasskeys = new Set(
+    (await db.selectDistinct({ userId: passkeys.userId }).from(passkeys).where(inArray(passkeys.userId, ids))).map((row) => row.userId),
+  )
   return rows.map((user) => ({
     id: user.id,
     email: user.email,
@@ -94,7 +103,10 @@ export async function summariesOf(db: Db, rows: (typeof users.$inferSelect)[]): 
 export async function disableUser(services: { db: Db; clock: Clock }, email: string): Promise<UserSummary> {
   const user = await userByEmail(services.db, email)
   await services.db.transaction(async (tx) => {
-    await tx.update(users).set({ disabledAt: user.disabledAt ?? services.clock.now() }).where(eq(users.id, user.id))
+    await tx
+      .update(users)
+      .set({ disabledAt: user.disabledAt ?? services.clock.now() })
+      .where(eq(users.id, user.id))
     await endUserSessions(tx, user.id)
   })
   return summaryOf(services.db, user.id)

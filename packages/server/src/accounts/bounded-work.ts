@@ -90,7 +90,12 @@ export class BoundedWork {
 /** The refusal every sign-in and sign-up queue gives when it is full. */
 export function busyWithSignIns(retryAfterSeconds: number): () => AppError {
   return () =>
-    new AppError('service_unavailable', `The server is busy with other sign-ins. Try again in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`, {}, {
-      'retry-after': String(retryAfterSeconds),
-    })
+    new AppError(
+      'service_unavailable',
+      `The server is busy with other sign-ins. Try again in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`,
+      {},
+      {
+        'retry-after': String(retryAfterSeconds),
+      },
+    )
 }

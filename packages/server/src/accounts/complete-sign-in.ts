@@ -28,4 +28,3 @@ export async function completeSignIn(
   })
   return { session, me: await presentMe(services.db, user.id, session.orgId) }
 }
-

@@ -27,7 +27,10 @@ const SENDER_GONE = 'This invitation no longer works: whoever sent it can no lon
 
 function requireMayInvite(role: WorkspaceRole | null, offered: WorkspaceRole): void {
   if (mayInvite(role, offered)) return
-  throw new AppError('forbidden', offered === 'owner' && role === 'admin' ? 'Only an owner can invite an owner.' : "Only the workspace's owners and admins can manage members.")
+  throw new AppError(
+    'forbidden',
+    offered === 'owner' && role === 'admin' ? 'Only an owner can invite an owner.' : "Only the workspace's owners and admins can manage members.",
+  )
 }
 
 /** The role `userId` holds in the workspace now; null once they left it or their account is disabled. */
@@ -84,7 +87,9 @@ export async function revokeInvitation(services: AccountServices, actor: Actor, 
     ? await services.db
         .update(accountTokens)
         .set({ usedAt: services.clock.now() })
-        .where(and(eq(accountTokens.id, invitationId), eq(accountTokens.orgId, actor.orgId), eq(accountTokens.purpose, 'invitation'), isNull(accountTokens.usedAt)))
+        .where(
+          and(eq(accountTokens.id, invitationId), eq(accountTokens.orgId, actor.orgId), eq(accountTokens.purpose, 'invitation'), isNull(accountTokens.usedAt)),
+        )
         .returning({ id: accountTokens.id })
     : []
   if (revoked.length === 0) throw notFound('No such pending invitation in this workspace.')

@@ -87,7 +87,10 @@ export async function resetPassword(services: AccountServices, input: { token: s
   // The link's lookup waits in the password queue too: a flood of made-up links stays bounded.
   const { user, passwordHash } = await withPasswordSlot(async (argon2) => {
     const found = await findLiveToken(db, 'reset_password', input.token, now)
-    const [user] = await db.select().from(users).where(eq(users.id, found.userId ?? ''))
+    const [user] = await db
+      .select()
+      .from(users)
+      .where(eq(users.id, found.userId ?? ''))
     if (!user || user.disabledAt) throw new AppError('gone', 'This password reset link no longer works. Ask the operator of this Signet instance.')
     checkNewPassword(input.password, user.email)
     return { user, passwordHash: await argon2.hash(input.password) }

@@ -40,14 +40,20 @@ export const cleanName = (name: string, what: string): string => {
 }
 
 export async function updateMe(db: Db, session: SignedInSession, input: { name: string }): Promise<Me> {
-  await db.update(users).set({ name: cleanName(input.name, 'Your name') }).where(eq(users.id, session.userId))
+  await db
+    .update(users)
+    .set({ name: cleanName(input.name, 'Your name') })
+    .where(eq(users.id, session.userId))
   return meOf(db, session)
 }
 
 /** Makes the session act in another of the user's workspaces; one they do not belong to is a 404. */
 export async function switchWorkspace(db: Db, session: SignedInSession, workspaceId: string): Promise<Me> {
   const [membership] = isUuid(workspaceId)
-    ? await db.select().from(memberships).where(and(eq(memberships.orgId, workspaceId), eq(memberships.userId, session.userId)))
+    ? await db
+        .select()
+        .from(memberships)
+        .where(and(eq(memberships.orgId, workspaceId), eq(memberships.userId, session.userId)))
     : []
   if (!membership) throw notFound('You do not belong to that workspace.')
   await db.update(userSessions).set({ orgId: workspaceId }).where(eq(userSessions.id, session.sessionId))
@@ -56,7 +62,10 @@ export async function switchWorkspace(db: Db, session: SignedInSession, workspac
 
 /** A new Free workspace with its creator as owner (no API key: owners create keys in Settings). */
 export async function insertWorkspace(tx: Db, input: { name: string; ownerId: string }): Promise<string> {
-  const [org] = await tx.insert(orgs).values({ name: cleanName(input.name, 'The workspace name'), plan: 'free' }).returning({ id: orgs.id })
+  const [org] = await tx
+    .insert(orgs)
+    .values({ name: cleanName(input.name, 'The workspace name'), plan: 'free' })
+    .returning({ id: orgs.id })
   if (!org) throw new Error('insert returned no row')
   await tx.insert(memberships).values({ orgId: org.id, userId: input.ownerId, role: 'owner' })
   return org.id

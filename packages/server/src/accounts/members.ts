@@ -80,7 +80,10 @@ export async function updateMember(db: Db, actor: Actor, userId: string, role: W
     const member = await membershipOf(tx, actor.orgId, userId)
     requireMayAssign(actor, member.role, role)
     if (member.role === 'owner' && role !== 'owner' && !(await anotherOwnerRemains(tx, actor.orgId, userId))) throw new AppError('conflict', LAST_OWNER)
-    await tx.update(memberships).set({ role }).where(and(eq(memberships.orgId, actor.orgId), eq(memberships.userId, userId)))
+    await tx
+      .update(memberships)
+      .set({ role })
+      .where(and(eq(memberships.orgId, actor.orgId), eq(memberships.userId, userId)))
     await revokeInvitationsBeyond(tx, actor.orgId, userId, role, now)
     return { user_id: userId, email: member.email, name: member.name, role, joined_at: member.joined.toISOString() }
   })

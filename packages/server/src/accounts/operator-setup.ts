@@ -26,7 +26,10 @@ export async function issueOperatorSetupLink(services: Pick<AccountServices, 'db
   if (await operatorExists(services.db)) return null
   const now = services.clock.now()
   const token = await services.db.transaction(async (tx) => {
-    await tx.update(accountTokens).set({ usedAt: now }).where(and(eq(accountTokens.purpose, 'operator_setup'), isNull(accountTokens.usedAt)))
+    await tx
+      .update(accountTokens)
+      .set({ usedAt: now })
+      .where(and(eq(accountTokens.purpose, 'operator_setup'), isNull(accountTokens.usedAt)))
     return (await issueAccountToken(tx, 'operator_setup', {}, now)).token
   })
   return dashboardLink(services.config, `setup?token=${token}`)
@@ -47,9 +50,16 @@ export async function setUpOperator(services: AccountServices, body: SetUpOperat
       .values({ email, name, passwordHash, isOperator: true, emailVerifiedAt: now, passwordChangedAt: now, createdAt: now })
       .onConflictDoNothing({ target: users.email })
       .returning({ id: users.id })
-    if (!user) throw new AppError('conflict', `${email} already has an account: sign in, and make it the operator with \`npm run -s admin -- user promote --email ${email}\`.`)
+    if (!user)
+      throw new AppError(
+        'conflict',
+        `${email} already has an account: sign in, and make it the operator with \`npm run -s admin -- user promote --email ${email}\`.`,
+      )
     await insertWorkspace(tx, { name: body.workspace_name, ownerId: user.id })
-    return { userId: user.id, session: await createSession(tx, config, { userId: user.id, ip: client.ip, userAgent: client.userAgent, authMethod: 'link' }, now) }
+    return {
+      userId: user.id,
+      session: await createSession(tx, config, { userId: user.id, ip: client.ip, userAgent: client.userAgent, authMethod: 'link' }, now),
+    }
   })
   return { session, me: await presentMe(db, userId, session.orgId) }
 }

@@ -31,7 +31,11 @@ const passwordWork = new BoundedWork({ concurrency: HASHING_THREADS, queue: 32 *
  * About 11,000 of the most common leaked passwords and their usual variants (a word plus "1",
  * "123", "!", a year…), lower-cased, 8 characters and longer; compared case-insensitively.
  */
-const COMMON_PASSWORDS = new Set(readFileSync(new URL('./common-passwords.txt', import.meta.url), 'utf8').split('\n').filter(Boolean))
+const COMMON_PASSWORDS = new Set(
+  readFileSync(new URL('./common-passwords.txt', import.meta.url), 'utf8')
+    .split('\n')
+    .filter(Boolean),
+)
 
 /** NIST SP 800-63B 5.1.1.2: NFKC, so that equivalent ways of typing a character are one password. */
 const normalizePassword = (password: string): string => password.normalize('NFKC')

@@ -164,9 +164,7 @@ export async function endSessionByToken(db: Db, token: string): Promise<void> {
 
 /** Ends every session of the user, or every one but `exceptSessionId`. */
 export async function endUserSessions(tx: Db, userId: string, exceptSessionId?: string): Promise<void> {
-  await tx
-    .delete(userSessions)
-    .where(and(eq(userSessions.userId, userId), exceptSessionId ? ne(userSessions.id, exceptSessionId) : undefined))
+  await tx.delete(userSessions).where(and(eq(userSessions.userId, userId), exceptSessionId ? ne(userSessions.id, exceptSessionId) : undefined))
 }
 
 export interface SessionListing {

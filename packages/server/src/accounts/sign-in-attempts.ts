@@ -75,7 +75,11 @@ async function lockedAccount(db: Db, userId: string, now: Date): Promise<AppErro
  */
 export async function reserveSignInAttempt(services: Pick<AccountServices, 'db' | 'clock'>, userId: string): Promise<void> {
   const now = services.clock.now()
-  const reserved = await services.db.update(users).set(oneMoreFailure(now)).where(and(eq(users.id, userId), unlocked(now))).returning({ id: users.id })
+  const reserved = await services.db
+    .update(users)
+    .set(oneMoreFailure(now))
+    .where(and(eq(users.id, userId), unlocked(now)))
+    .returning({ id: users.id })
   if (reserved.length === 0) throw await lockedAccount(services.db, userId, now)
 }
 

@@ -15,7 +15,6 @@ import { cleanName, insertWorkspace, presentMe } from './me.ts'
 import { checkNewPassword, withPasswordSlot } from './passwords.ts'
 import { createSession, type NewSession } from './sessions.ts'
 
-
 /**
  * Work done after the answer, per database: one task at a time (the embedded database runs
  * queries on the server's thread one after another, so /healthz waits behind whatever is
@@ -201,7 +200,11 @@ export async function mailSignUpLinkAgain(
  * sign-up is not confirmed this way (a link issued just before the address was signed up for
  * again): the person gets a link to choose the password by signing in.
  */
-export async function verifyEmail(services: AccountServices, token: string, client: Client): Promise<{ session: NewSession; me: Awaited<ReturnType<typeof presentMe>> }> {
+export async function verifyEmail(
+  services: AccountServices,
+  token: string,
+  client: Client,
+): Promise<{ session: NewSession; me: Awaited<ReturnType<typeof presentMe>> }> {
   const now = services.clock.now()
   const { session, userId } = await services.db.transaction(async (tx) => {
     const used = await consumeToken(tx, 'verify_email', token, now)

@@ -88,13 +88,22 @@ export async function limitInvitations(tx: Db, orgId: string, email: string): Pr
   const invitations = (scope: ReturnType<typeof eq>) => and(eq(accountTokens.purpose, 'invitation'), scope, withinLastDay(accountTokens.createdAt))
   const day = { count: sql<number>`count(*)`.mapWith(Number), wait: secondsUntilOneLeaves(accountTokens.createdAt) }
 
-  const [sent] = await tx.select(day).from(accountTokens).where(invitations(eq(accountTokens.orgId, orgId)))
+  const [sent] = await tx
+    .select(day)
+    .from(accountTokens)
+    .where(invitations(eq(accountTokens.orgId, orgId)))
   if (sent && sent.count >= WORKSPACE_LIMITS.invitationsPerWorkspacePerDay) {
     throw tooMany(`This workspace has sent ${WORKSPACE_LIMITS.invitationsPerWorkspacePerDay} invitations in the last 24 hours, the most it can.`, sent.wait)
   }
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`signet:invitations-to:${email}`}, 0))`)
-  const [received] = await tx.select(day).from(accountTokens).where(invitations(eq(accountTokens.email, email)))
+  const [received] = await tx
+    .select(day)
+    .from(accountTokens)
+    .where(invitations(eq(accountTokens.email, email)))
   if (received && received.count >= WORKSPACE_LIMITS.invitationsPerAddressPerDay) {
-    throw tooMany(`${email} has been invited ${WORKSPACE_LIMITS.invitationsPerAddressPerDay} times in the last 24 hours, the most one address can be.`, received.wait)
+    throw tooMany(
+      `${email} has been invited ${WORKSPACE_LIMITS.invitationsPerAddressPerDay} times in the last 24 hours, the most one address can be.`,
+      received.wait,
+    )
   }
 }

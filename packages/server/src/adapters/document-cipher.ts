@@ -142,7 +142,10 @@ export function secretSealerFor(instanceKeyOnce: () => Promise<Buffer>): SecretS
     async decrypt(sealed, context) {
       const plain = await decrypt(await instanceKeyOnce(), sealed, `secret:${context}`)
       if (!plain) {
-        throw new AppError('precondition_failed', "This secret cannot be decrypted with this server's key (IDENTITY_DOCUMENT_KEY or its key file changed). Ask the operator to reset your second factor.")
+        throw new AppError(
+          'precondition_failed',
+          "This secret cannot be decrypted with this server's key (IDENTITY_DOCUMENT_KEY or its key file changed). Ask the operator to reset your second factor.",
+        )
       }
       return plain
     },

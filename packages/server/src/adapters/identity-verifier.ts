@@ -7,9 +7,7 @@ export interface IdentitySubmission {
 }
 
 /** A verifier's answer: decided now, or later (by the operator, or the provider calling back). */
-export type IdentityVerdict =
-  | { status: 'pending'; reference?: string }
-  | { status: 'approved' | 'rejected'; reason?: string; reference?: string }
+export type IdentityVerdict = { status: 'pending'; reference?: string } | { status: 'approved' | 'rejected'; reason?: string; reference?: string }
 
 /**
  * Who decides an org's identity check. The default leaves it to the instance operator; a

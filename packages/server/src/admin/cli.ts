@@ -142,7 +142,7 @@ org
 
 org
   .command('verify-identity')
-  .description("record the one-time identity check sealing needs (valid 365 days); the legal name is printed on every seal")
+  .description('record the one-time identity check sealing needs (valid 365 days); the legal name is printed on every seal')
   .requiredOption('--org <org_id>', 'org id')
   .requiredOption('--legal-name <name>', 'the legal name you checked, e.g. "Acme Widgets Ltd"')
   .action((opts: { org: string; legalName: string }) => run({ name: 'org.verify-identity', orgId: opts.org, legalName: opts.legalName }))
@@ -155,7 +155,7 @@ org
 
 org
   .command('decide-identity')
-  .description("approve or reject a pending identity check (its ID document is erased either way; the Operator area shows the document)")
+  .description('approve or reject a pending identity check (its ID document is erased either way; the Operator area shows the document)')
   .requiredOption('--check <check_id>', 'the check id (admin org identity-checks)')
   .addOption(new Option('--approve', 'approve: sealing works for 365 days').conflicts('reject'))
   .addOption(new Option('--reject', 'reject (needs --reason)').conflicts('approve'))
@@ -242,7 +242,9 @@ program
 async function readPasswordFromStdin(): Promise<string> {
   const chunks: Buffer[] = []
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '')
 }
 
 const user = program.command('user').description('dashboard users')
@@ -269,7 +271,10 @@ user
       ...(opts.role ? { role: opts.role } : {}),
     })
   })
-user.command('list').description('every user, with their workspaces').action(() => run({ name: 'user.list' }))
+user
+  .command('list')
+  .description('every user, with their workspaces')
+  .action(() => run({ name: 'user.list' }))
 user
   .command('disable')
   .description('stop a user from signing in and end their sessions')
@@ -282,7 +287,7 @@ user
   .action((opts: { email: string }) => run({ name: 'user.enable', email: opts.email }))
 user
   .command('promote')
-  .description('make a user an instance operator (the dashboard\'s Operator area)')
+  .description("make a user an instance operator (the dashboard's Operator area)")
   .requiredOption('--email <email>', 'their e-mail address')
   .action((opts: { email: string }) => run({ name: 'user.promote', email: opts.email }))
 user

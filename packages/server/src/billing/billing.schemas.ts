@@ -33,7 +33,7 @@ export const UsageReport = Type.Object(
         agent_tool_sends: Type.Integer({ minimum: 0, description: 'documents sent through the agent-tool endpoint (MCP)' }),
         seals: Type.Integer({ minimum: 0 }),
       },
-      { additionalProperties: false, description: 'this period\'s units by where they came from, whatever paid for them' },
+      { additionalProperties: false, description: "this period's units by where they came from, whatever paid for them" },
     ),
   },
   { additionalProperties: false },

@@ -117,10 +117,7 @@ export function refusalFor(state: MeterState, request: Pick<UsageRequest, 'chann
 type LockMode = 'none' | 'no key update'
 
 async function readOrg(tx: Db, orgId: string, lock: LockMode) {
-  const query = tx
-    .select({ plan: orgs.plan, creditBalance: orgs.creditBalance, spendCapCents: orgs.spendCapCents })
-    .from(orgs)
-    .where(eq(orgs.id, orgId))
+  const query = tx.select({ plan: orgs.plan, creditBalance: orgs.creditBalance, spendCapCents: orgs.spendCapCents }).from(orgs).where(eq(orgs.id, orgId))
   const [row] = lock === 'none' ? await query : await query.for(lock)
   if (!row) throw new AppError('not_found', `Org ${orgId} not found.`)
   return row

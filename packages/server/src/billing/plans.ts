@@ -30,9 +30,33 @@ export const UNIT_PRICE_CENTS = 20
 
 export const PLAN_RULES: Record<Plan, PlanRules> = {
   free: { includedPerMonth: 3, overage: 'credits', unitPriceCents: 0, bulkSend: false, unlimitedRest: false, maxTemplates: 1, webhooks: false },
-  pro: { includedPerMonth: 100, overage: 'billable', unitPriceCents: UNIT_PRICE_CENTS, bulkSend: false, unlimitedRest: false, maxTemplates: null, webhooks: true },
-  team: { includedPerMonth: 100, overage: 'billable', unitPriceCents: UNIT_PRICE_CENTS, bulkSend: true, unlimitedRest: false, maxTemplates: null, webhooks: true },
-  business: { includedPerMonth: 100, overage: 'billable', unitPriceCents: UNIT_PRICE_CENTS, bulkSend: true, unlimitedRest: true, maxTemplates: null, webhooks: true },
+  pro: {
+    includedPerMonth: 100,
+    overage: 'billable',
+    unitPriceCents: UNIT_PRICE_CENTS,
+    bulkSend: false,
+    unlimitedRest: false,
+    maxTemplates: null,
+    webhooks: true,
+  },
+  team: {
+    includedPerMonth: 100,
+    overage: 'billable',
+    unitPriceCents: UNIT_PRICE_CENTS,
+    bulkSend: true,
+    unlimitedRest: false,
+    maxTemplates: null,
+    webhooks: true,
+  },
+  business: {
+    includedPerMonth: 100,
+    overage: 'billable',
+    unitPriceCents: UNIT_PRICE_CENTS,
+    bulkSend: true,
+    unlimitedRest: true,
+    maxTemplates: null,
+    webhooks: true,
+  },
 }
 
 /** A one-time credit pack: 25 metered units on the Free plan, never expiring, USD 5. */

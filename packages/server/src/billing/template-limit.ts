@@ -16,7 +16,10 @@ export async function assertTemplateAllowed(tx: Db, orgId: string): Promise<void
   const max = PLAN_RULES[org.plan].maxTemplates
   if (max === null) return
   // Deleted templates do not count: deleting the one a Free org has makes room for another.
-  const [existing] = await tx.select({ n: count() }).from(templates).where(and(eq(templates.orgId, orgId), isNull(templates.deletedAt)))
+  const [existing] = await tx
+    .select({ n: count() })
+    .from(templates)
+    .where(and(eq(templates.orgId, orgId), isNull(templates.deletedAt)))
   if ((existing?.n ?? 0) < max) return
   throw new AppError(
     'payment_required',

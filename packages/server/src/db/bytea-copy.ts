@@ -30,7 +30,12 @@ const WRITE_SLICE = 256 * 1024
 export type CopyValue = { text: string } | { bytes: Uint8Array } | { int4: number }
 
 function field(value: CopyValue): Buffer[] {
-  const data = 'text' in value ? Buffer.from(value.text, 'utf8') : 'bytes' in value ? Buffer.from(value.bytes.buffer, value.bytes.byteOffset, value.bytes.byteLength) : Buffer.alloc(4)
+  const data =
+    'text' in value
+      ? Buffer.from(value.text, 'utf8')
+      : 'bytes' in value
+        ? Buffer.from(value.bytes.buffer, value.bytes.byteOffset, value.bytes.byteLength)
+        : Buffer.alloc(4)
   if ('int4' in value) data.writeInt32BE(value.int4)
   const length = Buffer.alloc(4)
   length.writeInt32BE(data.length)

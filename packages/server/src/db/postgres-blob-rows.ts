@@ -51,7 +51,9 @@ export function postgresBlobRows(pool: pg.Pool): BlobRows {
       try {
         // In a savepoint: if a concurrent transaction stores the same bytes first, only this COPY fails.
         await tx.transaction((savepoint) =>
-          onConnection(savepoint, (client) => copyInRow(client, 'blobs', ['sha256', 'bytes', 'size'], [{ text: sha256 }, { bytes }, { int4: bytes.byteLength }])),
+          onConnection(savepoint, (client) =>
+            copyInRow(client, 'blobs', ['sha256', 'bytes', 'size'], [{ text: sha256 }, { bytes }, { int4: bytes.byteLength }]),
+          ),
         )
       } catch (error) {
         if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error

@@ -70,19 +70,23 @@ export const usageEvents = pgTable(
 )
 
 /** Credit packs granted to an org (by the operator CLI or a payment provider's webhook). */
-export const creditGrants = pgTable('credit_grants', {
-  id: uuid('id').primaryKey().defaultRandom(),
-  orgId: uuid('org_id')
-    .notNull()
-    .references(() => orgs.id),
-  packs: integer('packs').notNull(),
-  credits: integer('credits').notNull(),
-  /** 'operator' or the payment provider's name. */
-  source: text('source').notNull(),
-  /** The provider's payment id, unique per source so a replayed payment webhook grants once. */
-  reference: text('reference'),
-  createdAt: createdAt(),
-}, (t) => [uniqueIndex('credit_grants_source_reference').on(t.source, t.reference)])
+export const creditGrants = pgTable(
+  'credit_grants',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    packs: integer('packs').notNull(),
+    credits: integer('credits').notNull(),
+    /** 'operator' or the payment provider's name. */
+    source: text('source').notNull(),
+    /** The provider's payment id, unique per source so a replayed payment webhook grants once. */
+    reference: text('reference'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('credit_grants_source_reference').on(t.source, t.reference)],
+)
 
 /** Fixed-window request counters shared by every server process (rate-limits/consume-rate-limit.ts). */
 export const rateLimitCounters = pgTable(
@@ -276,9 +280,7 @@ export const instancePki = pgTable('instance_pki', {
 
 /** A signer's entry for one field. Dates are filled by the server at signing time. */
 export type StoredFieldValue =
-  | { type: 'signature' | 'initials'; imageSha256: string }
-  | { type: 'date' | 'text'; text: string }
-  | { type: 'checkbox'; checked: boolean }
+  { type: 'signature' | 'initials'; imageSha256: string } | { type: 'date' | 'text'; text: string } | { type: 'checkbox'; checked: boolean }
 
 export const SIGNER_STATUSES = ['pending', 'viewed', 'signed', 'declined'] as const
 export type SignerStatus = (typeof SIGNER_STATUSES)[number]
@@ -710,7 +712,11 @@ export const authChallenges = pgTable(
     createdAt: createdAt(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
   },
-  (t) => [uniqueIndex('auth_challenges_token_hash').on(t.tokenHash), index('auth_challenges_user').on(t.userId), index('auth_challenges_expires').on(t.expiresAt)],
+  (t) => [
+    uniqueIndex('auth_challenges_token_hash').on(t.tokenHash),
+    index('auth_challenges_user').on(t.userId),
+    index('auth_challenges_expires').on(t.expiresAt),
+  ],
 )
 
 /**

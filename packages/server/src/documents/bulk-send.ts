@@ -101,8 +101,12 @@ function dedupe(recipients: BulkRecipient[]): { unique: BulkRecipient[]; duplica
 function noteFor(result: BulkSendResult, duplicates: number, resumed: number): string | undefined {
   const notes = [
     duplicates > 0 ? `${duplicates} repeated e-mail address${duplicates === 1 ? ' was' : 'es were'} sent once.` : '',
-    resumed > 0 ? `${resumed} recipient${resumed === 1 ? ' was' : 's were'} already sent by an earlier attempt with this Idempotency-Key and were not sent again.` : '',
-    result.skipped_cap_reached ? `Your plan allowance or spend cap was reached: ${result.skipped_cap_reached.length} recipient${result.skipped_cap_reached.length === 1 ? ' was' : 's were'} not sent.` : '',
+    resumed > 0
+      ? `${resumed} recipient${resumed === 1 ? ' was' : 's were'} already sent by an earlier attempt with this Idempotency-Key and were not sent again.`
+      : '',
+    result.skipped_cap_reached
+      ? `Your plan allowance or spend cap was reached: ${result.skipped_cap_reached.length} recipient${result.skipped_cap_reached.length === 1 ? ' was' : 's were'} not sent.`
+      : '',
     result.skipped_timeout_reached
       ? `The request's time budget ran out: resubmit the ${result.skipped_timeout_reached.length} recipient${result.skipped_timeout_reached.length === 1 ? '' : 's'} in skipped_timeout_reached (with a new Idempotency-Key).`
       : '',
@@ -150,7 +154,10 @@ async function sendBatch(
     )
     await startAuditTrails(
       tx,
-      allowed.map((r) => ({ document: { id: r.documentId, orgId: actor.orgId }, events: [{ ...sentEvent(actor, template.id, 1, now), data: { template_id: template.id, signers: 1, bulk_request_id: bulkRequestId } }] })),
+      allowed.map((r) => ({
+        document: { id: r.documentId, orgId: actor.orgId },
+        events: [{ ...sentEvent(actor, template.id, 1, now), data: { template_id: template.id, signers: 1, bulk_request_id: bulkRequestId } }],
+      })),
     )
     await enqueueMail(
       tx,
@@ -210,9 +217,6 @@ async function openBulkRequest(
         .returning({ id: bulkRequests.id })
     : []
   if (!taken) throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress. Retry after it has finished.')
-  const rows = await db
-    .select({ email: documents.bulkRecipient, id: documents.id })
-    .from(documents)
-    .where(eq(documents.bulkRequestId, earlier.id))
+  const rows = await db.select({ email: documents.bulkRecipient, id: documents.id }).from(documents).where(eq(documents.bulkRequestId, earlier.id))
   return { id: earlier.id, alreadySent: new Map(rows.flatMap((r) => (r.email ? [[r.email, r.id] as const] : []))) }
 }

@@ -157,7 +157,8 @@ const signerPointer = (single: boolean, index: number): string => (single ? '/si
 /** Every role the template uses needs a signer; a signer's role must have fields to fill. */
 function checkRoles(templateRoles: number[], recipients: { role: number }[], single: boolean): void {
   // An upload from the dashboard has no fields until they are placed in the editor.
-  if (templateRoles.length === 0) throw invalid('This template has no fields yet: place them in the template editor before sending it.', { field: '/template_id' })
+  if (templateRoles.length === 0)
+    throw invalid('This template has no fields yet: place them in the template editor before sending it.', { field: '/template_id' })
   const given = new Set(recipients.map((r) => r.role))
   const missing = templateRoles.filter((role) => !given.has(role))
   if (missing.length > 0) {

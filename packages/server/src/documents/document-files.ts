@@ -35,7 +35,14 @@ const notSealedYet = () => notFound("This document hasn't been sealed yet.")
 /** The stored final PDF of a completed document: the signed PDF, or a self-sealed document's sealed file. */
 export async function readSignedPdf(
   blobs: BlobStore,
-  document: { status: string; title: string; signedPdfSha256: string | null; isVerifiedBadge?: boolean; sealError?: string | null; renderFailedAt?: Date | null },
+  document: {
+    status: string
+    title: string
+    signedPdfSha256: string | null
+    isVerifiedBadge?: boolean
+    sealError?: string | null
+    renderFailedAt?: Date | null
+  },
 ): Promise<FileDownload> {
   const bytes = document.status === 'completed' && document.signedPdfSha256 ? await blobs.get(document.signedPdfSha256) : undefined
   if (!bytes) throw document.isVerifiedBadge ? notSealedYet() : signedPdfNotReady(document.sealError, Boolean(document.renderFailedAt))

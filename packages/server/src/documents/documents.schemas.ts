@@ -13,7 +13,7 @@ export const SingleSignerInput = Type.Object({ email: Email, name: SignerName, a
 
 export const PartySignerInput = Type.Object(
   {
-    role: Type.Integer({ minimum: 0, maximum: MAX_ROLE, description: 'role 0 is the template\'s Party 1, role 1 Party 2, …' }),
+    role: Type.Integer({ minimum: 0, maximum: MAX_ROLE, description: "role 0 is the template's Party 1, role 1 Party 2, …" }),
     email: Email,
     name: SignerName,
     auth_required: AuthRequired,
@@ -29,7 +29,11 @@ export const CreateDocumentBody = Type.Object(
     template_id: Type.String({ format: 'uuid' }),
     title: Type.Optional(
       displayName(
-        Type.String({ minLength: 1, maxLength: 200, description: 'extension: the title signers, the list and the certificate show (default: "<template name> — <first signer\'s name or e-mail>")' }),
+        Type.String({
+          minLength: 1,
+          maxLength: 200,
+          description: 'extension: the title signers, the list and the certificate show (default: "<template name> — <first signer\'s name or e-mail>")',
+        }),
       ),
     ),
     signer: Type.Optional(SingleSignerInput),
@@ -62,10 +66,7 @@ export const MultiPartyCreated = Type.Object(
     status: Sent,
     expires_at: NullableTimestamp,
     signers: Type.Array(
-      Type.Object(
-        { id: Type.String(), role: Type.Integer(), email: Type.String(), auth_required: Type.Boolean() },
-        { additionalProperties: false },
-      ),
+      Type.Object({ id: Type.String(), role: Type.Integer(), email: Type.String(), auth_required: Type.Boolean() }, { additionalProperties: false }),
     ),
     domain_warnings: Type.Optional(Type.Array(Type.String())),
   },
@@ -109,10 +110,13 @@ export const DocumentListItem = Type.Object(
 export const ListDocumentsQuery = Type.Object(
   {
     status: Type.Optional(Type.Enum(DOCUMENT_STATUSES)),
-    search: Type.Optional(Type.String({ maxLength: 200, description: 'case-insensitive text in the title or in any signer\'s e-mail address' })),
+    search: Type.Optional(Type.String({ maxLength: 200, description: "case-insensitive text in the title or in any signer's e-mail address" })),
     include_self_sealed: Type.Optional(Type.Boolean({ default: false, description: 'status=completed hides self-sealed documents unless true' })),
     expires_before: Type.Optional(
-      Type.String({ format: 'utc-date-time', description: 'extension: only documents with an expiry before this time (UTC ISO-8601 ending in Z), soonest first' }),
+      Type.String({
+        format: 'utc-date-time',
+        description: 'extension: only documents with an expiry before this time (UTC ISO-8601 ending in Z), soonest first',
+      }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
     offset: Type.Optional(Offset),
@@ -139,10 +143,13 @@ export const DocumentCountsQuery = Type.Object(
 export const DocumentCounts = Type.Object(
   {
     all: Type.Integer({ description: 'every document the search matches, self-sealed included' }),
-    by_status: Type.Object({ draft: Type.Integer(), sent: Type.Integer(), completed: Type.Integer(), declined: Type.Integer(), voided: Type.Integer() }, {
-      additionalProperties: false,
-      description: 'what GET /documents?status=… would total for each status (completed without self-sealed documents unless include_self_sealed)',
-    }),
+    by_status: Type.Object(
+      { draft: Type.Integer(), sent: Type.Integer(), completed: Type.Integer(), declined: Type.Integer(), voided: Type.Integer() },
+      {
+        additionalProperties: false,
+        description: 'what GET /documents?status=… would total for each status (completed without self-sealed documents unless include_self_sealed)',
+      },
+    ),
   },
   { additionalProperties: false, description: 'extension: documents per status, for tabs' },
 )
@@ -164,7 +171,7 @@ export const DocumentView = Type.Object(
       Type.Object(
         {
           id: Type.String({ description: 'the signer id (POST /documents/{id}/signers/{signerId}/resend)' }),
-          role: Type.Integer({ description: "the template role this signer fills (0 is Party 1)" }),
+          role: Type.Integer({ description: 'the template role this signer fills (0 is Party 1)' }),
           email: Type.String(),
           name: Type.Union([Type.String(), Type.Null()]),
           status: Type.Enum(SIGNER_STATUSES),

@@ -69,7 +69,10 @@ export async function produceOrReschedule(deps: FinalPdfDeps, document: DueDocum
         { err: error, documentId: document.id, attempts, alert: 'final-pdf-failed' },
         `giving up on the sealed PDF of document ${document.id} after ${attempts} attempt(s); fix the cause, then run: npm run admin -- document rerender --id ${document.id}`,
       )
-      await deps.db.update(documents).set({ nextRenderAt: null, renderFailedAt: now, sealError: reason.slice(0, 1000) }).where(eq(documents.id, document.id))
+      await deps.db
+        .update(documents)
+        .set({ nextRenderAt: null, renderFailedAt: now, sealError: reason.slice(0, 1000) })
+        .where(eq(documents.id, document.id))
       return false
     }
     const reason = isBusyRefusal(error) ? BUSY_REASON : known ? (error as Error).message : 'it could not be produced yet and will be retried'

@@ -16,10 +16,32 @@ const documentWithSignersInOrg = preparedPer((db) =>
   db.query.documents
     .findFirst({
       where: byIdInOrg,
-      columns: { id: true, title: true, status: true, voidedReason: true, createdAt: true, updatedAt: true, expiresAt: true, signedPdfSha256: true, sealError: true, renderFailedAt: true },
+      columns: {
+        id: true,
+        title: true,
+        status: true,
+        voidedReason: true,
+        createdAt: true,
+        updatedAt: true,
+        expiresAt: true,
+        signedPdfSha256: true,
+        sealError: true,
+        renderFailedAt: true,
+      },
       with: {
         signers: {
-          columns: { id: true, role: true, email: true, name: true, status: true, signedAt: true, viewedAt: true, declinedAt: true, authRequired: true, authVerified: true },
+          columns: {
+            id: true,
+            role: true,
+            email: true,
+            name: true,
+            status: true,
+            signedAt: true,
+            viewedAt: true,
+            declinedAt: true,
+            authRequired: true,
+            authVerified: true,
+          },
           orderBy: [asc(signers.position)],
         },
       },

@@ -55,10 +55,19 @@ export async function listDocuments(db: Db, principal: Principal, filter: ListDo
   const where = and(...conditions)
   const order = filter.expiresBefore ? [asc(documents.expiresAt), asc(documents.id)] : [desc(documents.createdAt), desc(documents.id)]
   const [rows, [totals]] = await Promise.all([
-    db.select().from(documents).where(where).orderBy(...order).limit(filter.limit).offset(filter.offset),
+    db
+      .select()
+      .from(documents)
+      .where(where)
+      .orderBy(...order)
+      .limit(filter.limit)
+      .offset(filter.offset),
     db.select({ total: count() }).from(documents).where(where),
   ])
-  const signersOf = await signersOfDocuments(db, rows.map((row) => row.id))
+  const signersOf = await signersOfDocuments(
+    db,
+    rows.map((row) => row.id),
+  )
   const total = totals?.total ?? 0
   return {
     documents: rows.map((row) => presentListItem(row, signersOf.get(row.id) ?? [])),
@@ -87,7 +96,11 @@ async function signersOfDocuments(db: Db, documentIds: string[]): Promise<Map<st
 }
 
 /** How many documents GET /documents would total for each status tab, in one grouped query. */
-export async function countDocuments(db: Db, principal: Principal, filter: { search?: string | undefined; includeSelfSealed: boolean }): Promise<DocumentCounts> {
+export async function countDocuments(
+  db: Db,
+  principal: Principal,
+  filter: { search?: string | undefined; includeSelfSealed: boolean },
+): Promise<DocumentCounts> {
   const rows = await db
     .select({ status: documents.status, all: count(), selfSealed: sql<number>`count(*) filter (where ${documents.isVerifiedBadge})`.mapWith(Number) })
     .from(documents)

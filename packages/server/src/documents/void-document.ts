@@ -9,11 +9,7 @@ import type { Services } from '../services.ts'
 import { findDocument } from './find-document.ts'
 
 /** sent → voided, atomically; signers who have not signed are told their link no longer works. */
-export async function voidDocument(
-  services: Pick<Services, 'db' | 'clock' | 'mail'>,
-  actor: Actor,
-  documentId: string,
-): Promise<{ success: true }> {
+export async function voidDocument(services: Pick<Services, 'db' | 'clock' | 'mail'>, actor: Actor, documentId: string): Promise<{ success: true }> {
   const document = await findDocument(services.db, actor.orgId, documentId)
   const voided = await services.db.transaction(async (tx) => {
     // The status condition makes concurrent voids (or a void racing a completion) change the row once.
@@ -23,9 +19,7 @@ export async function voidDocument(
       .where(and(eq(documents.id, document.id), eq(documents.status, 'sent')))
       .returning({ id: documents.id, title: documents.title })
     if (!row) return false
-    await appendAuditEvents(tx, { id: row.id, orgId: actor.orgId }, [
-      { type: 'document.voided', occurredAt: services.clock.now(), ...auditedActor(actor) },
-    ])
+    await appendAuditEvents(tx, { id: row.id, orgId: actor.orgId }, [{ type: 'document.voided', occurredAt: services.clock.now(), ...auditedActor(actor) }])
     const waiting = await tx
       .select({ email: signers.email, name: signers.name })
       .from(signers)

@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { AppError } from '../errors.ts'
 
-const hasBody = (request: FastifyRequest): boolean =>
-  request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0
+const hasBody = (request: FastifyRequest): boolean => request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0
 
 /**
  * A preParsing hook: request bodies are taken as sent, never inflated. A compressed one

@@ -17,7 +17,8 @@ declare module 'fastify' {
 /** Fastify's own request errors, turned into clear `{error, code}` bodies. */
 const FASTIFY_ERRORS: Record<string, (route: { bodyLimit: number; accepts: string; bodyLimitSetting: string }) => AppError> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (route) => new AppError('unsupported_media_type', `Unsupported Content-Type: send the body as ${route.accepts}.`),
-  FST_ERR_CTP_BODY_TOO_LARGE: (route) => new AppError('payload_too_large', `The request body is larger than ${route.bodyLimit} bytes (${route.bodyLimitSetting}).`),
+  FST_ERR_CTP_BODY_TOO_LARGE: (route) =>
+    new AppError('payload_too_large', `The request body is larger than ${route.bodyLimit} bytes (${route.bodyLimitSetting}).`),
   FST_ERR_CTP_INVALID_JSON_BODY: () => new AppError('invalid_json', 'The request body is not valid JSON.'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new AppError('invalid_json', 'The Content-Length header does not match the body.'),
 }
@@ -80,7 +81,11 @@ export function installErrorHandler(app: FastifyInstance, bodyLimit: number): vo
     if (known) {
       // Routes that take a file (POST /api/v1/seals) say so in their config and have their own limit.
       const { config } = request.routeOptions
-      const route = { bodyLimit: request.routeOptions.bodyLimit ?? bodyLimit, accepts: config.accepts ?? 'application/json', bodyLimitSetting: config.bodyLimitSetting ?? 'BODY_LIMIT' }
+      const route = {
+        bodyLimit: request.routeOptions.bodyLimit ?? bodyLimit,
+        accepts: config.accepts ?? 'application/json',
+        bodyLimitSetting: config.bodyLimitSetting ?? 'BODY_LIMIT',
+      }
       const refusal = known(route)
       return reply.status(refusal.status).send(refusal.body)
     }

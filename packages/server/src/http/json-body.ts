@@ -105,7 +105,13 @@ function bytesOf(chunks: Buffer[], from: number, to: number): Buffer[] {
  * A large body is parsed whole only once its skeleton (the body with its big string emptied,
  * at most BODY_LIMIT bytes) is parsed and allowed; a refused one is never even put together.
  */
-async function parseBody(parseText: ParseText, request: FastifyRequest, chunks: Buffer[], scan: JsonScanner, oneBigString: LargeJsonBody | undefined): Promise<unknown> {
+async function parseBody(
+  parseText: ParseText,
+  request: FastifyRequest,
+  chunks: Buffer[],
+  scan: JsonScanner,
+  oneBigString: LargeJsonBody | undefined,
+): Promise<unknown> {
   if (oneBigString) {
     const start = scan.longestStart
     const skeleton = [...bytesOf(chunks, 0, start), Buffer.from('""'), ...bytesOf(chunks, start + scan.longestLength, Number.POSITIVE_INFINITY)]
@@ -132,7 +138,11 @@ function scanError(problem: ScanProblem, refusal: string | undefined): AppError 
  * is lower), the 413 naming `setting`: for route files whose bodies are all small, so that
  * the route file need not say it route by route.
  */
-export function withBodyLimit<Options extends Record<string, unknown>>(plugin: FastifyPluginAsync<Options>, limit: number, setting: string): FastifyPluginAsync<Options> {
+export function withBodyLimit<Options extends Record<string, unknown>>(
+  plugin: FastifyPluginAsync<Options>,
+  limit: number,
+  setting: string,
+): FastifyPluginAsync<Options> {
   return async (app, options) => {
     app.addHook('onRoute', (route) => {
       if (route.bodyLimit !== undefined && route.bodyLimit <= limit) return

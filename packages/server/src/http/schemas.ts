@@ -18,7 +18,4 @@ export const withCommonErrors = <R extends Record<number, TSchema>>(responses: R
   ...COMMON_ERROR_RESPONSES,
 })
 
-export const DocumentIdParams = Type.Object(
-  { id: Type.String({ description: 'a document id returned by create (UUID)' }) },
-  { additionalProperties: false },
-)
+export const DocumentIdParams = Type.Object({ id: Type.String({ description: 'a document id returned by create (UUID)' }) }, { additionalProperties: false })

@@ -15,7 +15,12 @@ export interface BackgroundLoop {
  * crash, is picked up within one interval even if nobody kicks. A long run should
  * return early once `stopping()` is true.
  */
-export function startBackgroundLoop(options: { name: string; pollMs: number; logger: Logger; work: (stopping: () => boolean) => Promise<void> }): BackgroundLoop {
+export function startBackgroundLoop(options: {
+  name: string
+  pollMs: number
+  logger: Logger
+  work: (stopping: () => boolean) => Promise<void>
+}): BackgroundLoop {
   const { name, logger, work } = options
   let running: Promise<void> | undefined
   let again = false

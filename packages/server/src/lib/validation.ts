@@ -102,12 +102,16 @@ function withInputRules(schema: unknown, coerced: boolean): unknown {
   const copy: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(schema)) {
     if (ANNOTATIONS.has(key)) copy[key] = value
-    else if (SCHEMA_MAPS.has(key) && isObject(value)) copy[key] = Object.fromEntries(Object.entries(value).map(([name, item]) => [name, withInputRules(item, coerced)]))
+    else if (SCHEMA_MAPS.has(key) && isObject(value))
+      copy[key] = Object.fromEntries(Object.entries(value).map(([name, item]) => [name, withInputRules(item, coerced)]))
     else copy[key] = withInputRules(value, coerced)
   }
   if (copy.type === 'string') {
     copy.plainText = true
-    for (const [ajvKeyword, ours] of [['maxLength', 'maxChars'], ['minLength', 'minChars']] as const) {
+    for (const [ajvKeyword, ours] of [
+      ['maxLength', 'maxChars'],
+      ['minLength', 'minChars'],
+    ] as const) {
       if (typeof copy[ajvKeyword] !== 'number') continue
       copy[ours] = copy[ajvKeyword]
       delete copy[ajvKeyword]

@@ -62,14 +62,7 @@ export type MailDispatcher = BackgroundLoop
  * a lease (FOR UPDATE SKIP LOCKED, so several server processes share the work),
  * retried with exponential back-off, and given up after MAX_ATTEMPTS.
  */
-export function startMailDispatcher(deps: {
-  db: Db
-  blobs: BlobStore
-  mailer: Mailer
-  clock: Clock
-  logger: Logger
-  pollMs: number
-}): MailDispatcher {
+export function startMailDispatcher(deps: { db: Db; blobs: BlobStore; mailer: Mailer; clock: Clock; logger: Logger; pollMs: number }): MailDispatcher {
   const { db, mailer, clock, logger } = deps
 
   const claimDue = async () => {

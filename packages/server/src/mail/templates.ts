@@ -1,7 +1,6 @@
 /** Plain-text and HTML bodies of the mails the service sends. User-supplied text is always escaped in HTML. */
 
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c)
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c)
 
 const paragraphs = (text: string): string =>
   text
@@ -52,7 +51,6 @@ export function voidedMail(input: { orgName: string; title: string; signerName: 
   const body = `${input.orgName} has cancelled the signature request for "${input.title}". You no longer need to sign it, and its link no longer works.`
   return { subject, text: `${greeting}\n\n${body}`, html: layout(paragraphs(greeting) + paragraphs(body)) }
 }
-
 
 export function codeMail(input: { title: string; signerName: string | null; code: string; validMinutes: number }): Mail {
   // Never the code itself: subjects show in notifications, mail lists and logs that bodies never reach.
@@ -125,7 +123,9 @@ export function resetPasswordMail(input: { name: string; link: string; validMinu
   return linkMail({
     subject: 'Choose a new Signet password',
     name: input.name,
-    lines: [`Someone asked to reset the password of your Signet account. This link works once, for ${input.validMinutes} minutes; using it signs you out everywhere.`],
+    lines: [
+      `Someone asked to reset the password of your Signet account. This link works once, for ${input.validMinutes} minutes; using it signs you out everywhere.`,
+    ],
     button: 'Choose a new password',
     link: input.link,
     ignore: 'If you did not ask for it, ignore this e-mail: your password stays as it is.',

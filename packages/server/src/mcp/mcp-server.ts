@@ -29,7 +29,10 @@ const sharedValidator = new AjvJsonSchemaValidator()
  * tools/list and tools/call for the given caller, whose identity the HTTP layer established.
  */
 export function mcpServerFor(toolbox: Toolbox, context: ToolContext, version: string): Server {
-  const server = new Server({ name: 'signet', title: 'Signet', version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator })
+  const server = new Server(
+    { name: 'signet', title: 'Signet', version },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator },
+  )
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolbox.listing }))
   server.setRequestHandler(AnyToolCall, (request) => {
     // The SDK's tools/call wrapper has validated the call against CallToolRequestSchema before this runs.

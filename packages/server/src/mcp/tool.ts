@@ -9,9 +9,7 @@ export interface ToolContext {
 }
 
 /** Content a tool adds after the JSON text item: a file as an embedded resource, or an image. */
-export type ExtraContent =
-  | { type: 'resource'; resource: { uri: string; mimeType: string; blob: string } }
-  | { type: 'image'; data: string; mimeType: string }
+export type ExtraContent = { type: 'resource'; resource: { uri: string; mimeType: string; blob: string } } | { type: 'image'; data: string; mimeType: string }
 
 export interface ToolOutcome<O extends TObject> {
   /** The tool's structured result; the same JSON is also its first text item. */

@@ -51,7 +51,11 @@ const ToolErrorBody = Type.Object(
 )
 
 /** A tool error: the text the model reads, and the REST error body as structured data a program acts on. */
-const errorResult = (error: AppError): CallToolResult => ({ isError: true, content: [{ type: 'text', text: describeAppError(error) }], structuredContent: error.body })
+const errorResult = (error: AppError): CallToolResult => ({
+  isError: true,
+  content: [{ type: 'text', text: describeAppError(error) }],
+  structuredContent: error.body,
+})
 
 /** A domain error as the agent reads it: the REST error text, and a 402's upgrade link. */
 function describeAppError(error: AppError): string {

@@ -6,7 +6,13 @@ import { identityChecks, identityDocumentKeys, orgs, users } from '../db/schema.
 import { AppError, invalid, notFound } from '../errors.ts'
 import { isUuid } from '../lib/ids.ts'
 import { decideIdentityCheck, identityDocumentFilename, type IdentityCheckServices } from '../orgs/identity-checks.ts'
-import { IDENTITY_DOCUMENT_TYPES, type IdentityCheckQueue, type IdentityCheckRecord, type IdentityDecisionBody, type IdentityDocumentType } from '../orgs/identity-checks.schemas.ts'
+import {
+  IDENTITY_DOCUMENT_TYPES,
+  type IdentityCheckQueue,
+  type IdentityCheckRecord,
+  type IdentityDecisionBody,
+  type IdentityDocumentType,
+} from '../orgs/identity-checks.schemas.ts'
 import type { Db } from '../db/client.ts'
 import type { IdentityCheckStatus } from '../db/schema.ts'
 
@@ -49,7 +55,10 @@ function presentRecord(row: RecordRow): IdentityCheckRecord {
     verifier_reference: row.verifierReference,
     submitted_at: row.createdAt.toISOString(),
     submitted_by: row.submitterName !== null && row.submitterEmail !== null ? { name: row.submitterName, email: row.submitterEmail } : null,
-    document: row.hasDocument && isDocumentType(row.documentContentType) ? { filename: identityDocumentFilename(row.id, row.documentContentType), content_type: row.documentContentType } : null,
+    document:
+      row.hasDocument && isDocumentType(row.documentContentType)
+        ? { filename: identityDocumentFilename(row.id, row.documentContentType), content_type: row.documentContentType }
+        : null,
     decided_at: row.decidedAt?.toISOString() ?? null,
     decided_by: row.decidedBy,
     decision_reason: row.decisionReason,
@@ -60,7 +69,11 @@ function presentRecord(row: RecordRow): IdentityCheckRecord {
 const isDocumentType = (type: string | null): type is IdentityDocumentType => (IDENTITY_DOCUMENT_TYPES as readonly (string | null)[]).includes(type)
 
 const selectRecords = (db: Db) =>
-  db.select(recordColumns).from(identityChecks).innerJoin(orgs, eq(orgs.id, identityChecks.orgId)).leftJoin(submitter, eq(submitter.id, identityChecks.submittedByUserId))
+  db
+    .select(recordColumns)
+    .from(identityChecks)
+    .innerJoin(orgs, eq(orgs.id, identityChecks.orgId))
+    .leftJoin(submitter, eq(submitter.id, identityChecks.submittedByUserId))
 
 /** The checks in one status (pending: the queue), oldest first; also what `admin org identity-checks` prints. */
 export async function identityCheckQueue(db: Db, query: { status?: IdentityCheckStatus; limit?: number; offset?: number }): Promise<IdentityCheckQueue> {
@@ -72,7 +85,11 @@ export async function identityCheckQueue(db: Db, query: { status?: IdentityCheck
   return { checks: rows.map(presentRecord), total: Number(counted?.total ?? 0) }
 }
 
-export function listIdentityChecks(db: Db, actor: Actor, query: { status?: IdentityCheckStatus; limit?: number; offset?: number }): Promise<IdentityCheckQueue> {
+export function listIdentityChecks(
+  db: Db,
+  actor: Actor,
+  query: { status?: IdentityCheckStatus; limit?: number; offset?: number },
+): Promise<IdentityCheckQueue> {
   requireOperator(actor)
   return identityCheckQueue(db, query)
 }

@@ -15,9 +15,7 @@ export async function listOrgs(services: Pick<Services, 'db' | 'clock'>, actor: 
   requireOperator(actor)
   const { limit = 50, offset = 0 } = query
   const search = query.search?.trim()
-  const matches: SQL | undefined = search
-    ? or(ilike(orgs.name, containsPattern(search)), isUuid(search) ? eq(orgs.id, search) : undefined)
-    : undefined
+  const matches: SQL | undefined = search ? or(ilike(orgs.name, containsPattern(search)), isUuid(search) ? eq(orgs.id, search) : undefined) : undefined
   const latestCheck = (column: SQL) =>
     sql`(select ${column} from ${identityChecks} where ${identityChecks.orgId} = ${orgs.id} order by ${identityChecks.createdAt} desc limit 1)`
   const [rows, [counted]] = await Promise.all([

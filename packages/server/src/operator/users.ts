@@ -41,7 +41,12 @@ async function emailOf(db: Db, userId: string): Promise<string> {
  * Disables a user (they cannot sign in; their sessions end now) or enables them again. An
  * operator cannot disable themselves: they would lock themselves out of the area that undoes it.
  */
-export async function setUserDisabledAsOperator(services: Pick<Services, 'db' | 'clock'>, actor: Actor, userId: string, disabled: boolean): Promise<OperatorUser> {
+export async function setUserDisabledAsOperator(
+  services: Pick<Services, 'db' | 'clock'>,
+  actor: Actor,
+  userId: string,
+  disabled: boolean,
+): Promise<OperatorUser> {
   const operator = requireOperator(actor)
   if (disabled && userId === operator.id) throw new AppError('conflict', 'You cannot disable your own account.')
   const email = await emailOf(services.db, userId)

@@ -78,7 +78,10 @@ export const IdentityCheckRecord = Type.Object(
     document: Type.Union(
       [
         Type.Object(
-          { filename: Type.String({ description: 'the name the download is saved under: identity-document-<check id>.pdf, .png or .jpg' }), content_type: Type.String() },
+          {
+            filename: Type.String({ description: 'the name the download is saved under: identity-document-<check id>.pdf, .png or .jpg' }),
+            content_type: Type.String(),
+          },
           { additionalProperties: false },
         ),
         Type.Null(),
@@ -101,11 +104,11 @@ export const IdentityDecisionBody = Type.Object(
   {
     approve: Type.Boolean(),
     legal_name: Type.Optional(
-      displayName(Type.String({ minLength: 1, maxLength: MAX_LEGAL_NAME_LENGTH, description: 'the legal name as verified, when it differs from the one submitted' })),
+      displayName(
+        Type.String({ minLength: 1, maxLength: MAX_LEGAL_NAME_LENGTH, description: 'the legal name as verified, when it differs from the one submitted' }),
+      ),
     ),
-    reason: Type.Optional(
-      Type.String({ minLength: 1, maxLength: MAX_DECISION_REASON_LENGTH, description: 'shown to the owner; required when rejecting' }),
-    ),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_DECISION_REASON_LENGTH, description: 'shown to the owner; required when rejecting' })),
   },
   { additionalProperties: false },
 )

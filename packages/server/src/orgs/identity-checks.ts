@@ -79,7 +79,15 @@ async function identityCheckView(db: Db, orgId: string, now: Date): Promise<Iden
   const validUntil = org.identityVerifiedAt ? identityValidUntil(org.identityVerifiedAt).toISOString() : null
   if (!latest || verifiedOutsideChecks(org.identityVerifiedAt, latest)) {
     const decidedAt = org.identityVerifiedAt?.toISOString() ?? null
-    return { status, legal_name: org.legalName, submitted_at: null, decided_at: decidedAt, valid_until: validUntil, decision_reason: null, verifier: decidedAt ? 'manual' : null }
+    return {
+      status,
+      legal_name: org.legalName,
+      submitted_at: null,
+      decided_at: decidedAt,
+      valid_until: validUntil,
+      decision_reason: null,
+      verifier: decidedAt ? 'manual' : null,
+    }
   }
   return {
     status,
@@ -126,7 +134,8 @@ export async function submitIdentityCheck(services: IdentityCheckServices, actor
   const owner = requireOwner(actor, 'submit the identity check')
   const legalName = normalizeLegalName(input.legalName)
   if (input.document.byteLength === 0) throw invalid('Send the ID document (a PDF, PNG or JPEG file) as the request body.')
-  if (input.document.byteLength > MAX_IDENTITY_DOCUMENT_BYTES) throw new AppError('payload_too_large', `The document is larger than ${MAX_IDENTITY_DOCUMENT_MB} MB.`)
+  if (input.document.byteLength > MAX_IDENTITY_DOCUMENT_BYTES)
+    throw new AppError('payload_too_large', `The document is larger than ${MAX_IDENTITY_DOCUMENT_MB} MB.`)
   // Before the work on the file; checked again under the org's lock.
   await requireNoPendingCheck(services.db, actor.orgId)
   const document = await readableDocument(services, input.document, input.contentType)

@@ -54,14 +54,12 @@ function rectOf(pdf: PDF, page: PDFPage, key: string): Rect | undefined {
 export function pageFrame(pdf: PDF, page: PDFPage): PageFrame {
   const media = rectOf(pdf, page, 'MediaBox') ?? [0, 0, 612, 792]
   const crop = rectOf(pdf, page, 'CropBox')
-  const visible: Rect = crop
-    ? [Math.max(media[0], crop[0]), Math.max(media[1], crop[1]), Math.min(media[2], crop[2]), Math.min(media[3], crop[3])]
-    : media
+  const visible: Rect = crop ? [Math.max(media[0], crop[0]), Math.max(media[1], crop[1]), Math.min(media[2], crop[2]), Math.min(media[3], crop[3])] : media
   const [x0, y0, x1, y1] = visible[2] > visible[0] && visible[3] > visible[1] ? visible : media
   const width = x1 - x0
   const height = y1 - y0
   const rotate = inherited(pdf, page, 'Rotate')
-  const degrees = rotate instanceof PdfNumber ? (((Math.round(rotate.value) % 360) + 360) % 360) : 0
+  const degrees = rotate instanceof PdfNumber ? ((Math.round(rotate.value) % 360) + 360) % 360 : 0
   switch (degrees) {
     case 90:
       return { width: height, height: width, rotation: 90, toUser: (x, y) => ({ x: x1 - y, y: y0 + x }) }

@@ -40,7 +40,8 @@ function charge(bytes: number): void {
 export async function withDecodeBudget<T>(limitBytes: number, work: () => Promise<T>): Promise<T> {
   const task: Budget = { limit: limitBytes, remaining: limitBytes, exceeded: false }
   budget = task
-  const spent = () => new PdfLimitExceeded(rejection(413, limitMessage('maxDecompressedBytes', `over ${formatMegabytes(task.limit)}`, formatMegabytes(task.limit))))
+  const spent = () =>
+    new PdfLimitExceeded(rejection(413, limitMessage('maxDecompressedBytes', `over ${formatMegabytes(task.limit)}`, formatMegabytes(task.limit))))
   try {
     const result = await work()
     if (task.exceeded) throw spent()

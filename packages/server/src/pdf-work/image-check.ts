@@ -84,7 +84,7 @@ function walkPng(data: Buffer): Walked {
   if ('problem' in header) return header
   let palette = false
   const imageData: Buffer[] = []
-  for (let offset = first.end; ; ) {
+  for (let offset = first.end; ;) {
     const chunk = pngChunk(data, offset)
     if ('problem' in chunk) return chunk
     if (chunk.type === 'IHDR') return { problem: 'it has two image headers' }

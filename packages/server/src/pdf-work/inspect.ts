@@ -115,5 +115,9 @@ export async function inspectPdf(bytes: Uint8Array, limits: PdfLimits): Promise<
   if (pages.length > limits.maxPages) return rejection(413, limitMessage('maxPages', String(pages.length), String(limits.maxPages)))
   if (pages.length === 0) return rejection(400, 'The PDF has no readable pages (is it truncated or damaged?).')
   checkStreams(pdf, numbers, limits)
-  return { pages: pages.map((page) => displayedSize(pdf, page)), sha256: createHash('sha256').update(bytes).digest('hex'), incrementalBlocker: pdf.canSaveIncrementally() }
+  return {
+    pages: pages.map((page) => displayedSize(pdf, page)),
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    incrementalBlocker: pdf.canSaveIncrementally(),
+  }
 }

@@ -138,7 +138,8 @@ export class PdfWork {
       const checked = await this.run({ kind: 'check-image', image: owned, type, maxPixels }, [transfer])
       return checked.image.subarray(0, checked.length)
     } catch (error) {
-      if (error instanceof PdfWorkFailed && error.permanent) throw new AppError('payload_too_large', 'The image needs more time or memory to decode than this server allows.')
+      if (error instanceof PdfWorkFailed && error.permanent)
+        throw new AppError('payload_too_large', 'The image needs more time or memory to decode than this server allows.')
       throw error
     }
   }
@@ -148,7 +149,15 @@ export class PdfWork {
     const bridge = openSealBridge(signing.signer, signing.timestampAuthority)
     try {
       const [owned, transfer] = handOver(pdf)
-      const task = { kind: 'seal', pdf: owned, reason: signing.reason, signingTime: signing.signingTime, signer: signerIdentity(signing.signer), port: bridge.port, limits: this.limits } as const
+      const task = {
+        kind: 'seal',
+        pdf: owned,
+        reason: signing.reason,
+        signingTime: signing.signingTime,
+        signer: signerIdentity(signing.signer),
+        port: bridge.port,
+        limits: this.limits,
+      } as const
       const bytes = await this.run(task, [bridge.port, transfer])
       return { bytes, ...(await bridge.proof) }
     } catch (error) {
@@ -159,9 +168,17 @@ export class PdfWork {
     }
   }
 
-  private async run<K extends PdfTask['kind']>(task: Extract<PdfTask, { kind: K }>, transferList: (ArrayBuffer | MessagePort)[] = []): Promise<PdfTaskResults[K]> {
+  private async run<K extends PdfTask['kind']>(
+    task: Extract<PdfTask, { kind: K }>,
+    transferList: (ArrayBuffer | MessagePort)[] = [],
+  ): Promise<PdfTaskResults[K]> {
     if (this.inFlight >= this.options.workers + this.options.queue) {
-      throw new AppError('service_unavailable', `The server is busy with other documents. Try again in ${RETRY_AFTER_SECONDS} seconds.`, {}, { 'retry-after': String(RETRY_AFTER_SECONDS) })
+      throw new AppError(
+        'service_unavailable',
+        `The server is busy with other documents. Try again in ${RETRY_AFTER_SECONDS} seconds.`,
+        {},
+        { 'retry-after': String(RETRY_AFTER_SECONDS) },
+      )
     }
     this.inFlight++
     // The time limit counts from when a worker starts the task (it says so on `started`), not
@@ -190,13 +207,16 @@ export class PdfWork {
   private failure(kind: PdfTask['kind'], error: unknown): Error {
     const code = (error as { code?: string; name?: string }).code ?? (error as { name?: string }).name
     if (code === 'AbortError') {
-      return new PdfWorkFailed(`The PDF took longer than this server allows (${this.options.taskTimeoutMs / 1000} s, PDF_TASK_TIMEOUT_MS).`, true, { cause: error })
+      return new PdfWorkFailed(`The PDF took longer than this server allows (${this.options.taskTimeoutMs / 1000} s, PDF_TASK_TIMEOUT_MS).`, true, {
+        cause: error,
+      })
     }
     if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
-      return new PdfWorkFailed(`The PDF needs more memory than this server allows (${this.options.workerMemoryMb} MB, PDF_WORKER_MEMORY_MB).`, true, { cause: error })
+      return new PdfWorkFailed(`The PDF needs more memory than this server allows (${this.options.workerMemoryMb} MB, PDF_WORKER_MEMORY_MB).`, true, {
+        cause: error,
+      })
     }
     this.logger.debug({ err: error, task: kind }, 'PDF worker task failed')
     return error instanceof Error ? error : new Error(String(error))
   }
 }
-

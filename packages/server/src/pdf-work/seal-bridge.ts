@@ -24,7 +24,12 @@ export interface SealProof {
 type Report = { op: 'sealed'; proof: SealProof }
 
 export function signerIdentity(signer: Signer): SignerIdentity {
-  return { certificate: signer.certificate, certificateChain: signer.certificateChain ?? [], keyType: signer.keyType, signatureAlgorithm: signer.signatureAlgorithm }
+  return {
+    certificate: signer.certificate,
+    certificateChain: signer.certificateChain ?? [],
+    keyType: signer.keyType,
+    signatureAlgorithm: signer.signatureAlgorithm,
+  }
 }
 
 export interface MainSide {
@@ -73,7 +78,10 @@ export function openSealBridge(signer: Signer, authority: TimestampAuthority): M
 }
 
 /** The worker's end: a Signer and a TimestampAuthority that ask the main thread. */
-export function workerSealBridge(port: MessagePort, identity: SignerIdentity): { signer: Signer; authority: TimestampAuthority; report(proof: SealProof): void } {
+export function workerSealBridge(
+  port: MessagePort,
+  identity: SignerIdentity,
+): { signer: Signer; authority: TimestampAuthority; report(proof: SealProof): void } {
   let nextId = 0
   const pending = new Map<number, { resolve: (value: Uint8Array) => void; reject: (error: Error) => void }>()
   port.on('message', (response: Response) => {

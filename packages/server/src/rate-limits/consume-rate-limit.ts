@@ -141,7 +141,11 @@ function perDb<T>(map: WeakMap<Db, Map<string, T>>, db: Db): Map<string, T> {
 }
 
 /** Counts one request of `orgId` against `policy`: allowed, or not until the window resets. */
-export async function consumeRateLimit(services: Pick<Services, 'db' | 'clock' | 'config' | 'logger'>, policy: RateLimitPolicy, orgId: string): Promise<RateLimitDecision> {
+export async function consumeRateLimit(
+  services: Pick<Services, 'db' | 'clock' | 'config' | 'logger'>,
+  policy: RateLimitPolicy,
+  orgId: string,
+): Promise<RateLimitDecision> {
   const limit = limitOf(services.config, policy) ?? Number.POSITIVE_INFINITY
   if (limit === Number.POSITIVE_INFINITY) return { allowed: true, limit, remaining: limit, resetSeconds: RATE_LIMIT_WINDOW_SECONDS }
   const leases = perDb(leasesOf, services.db)

@@ -61,7 +61,9 @@ export async function loadSealer(deps: SealDeps, timestampAuthorityOverride?: Na
   }
   const authorities = timestampAuthorityOverride
     ? [timestampAuthorityOverride]
-    : await Promise.all(config.tsaUrls.map((entry) => (entry === 'local' ? localTsa() : Promise.resolve(httpTimestampAuthority(entry, { timeoutMs: config.tsaTimeoutMs })))))
+    : await Promise.all(
+        config.tsaUrls.map((entry) => (entry === 'local' ? localTsa() : Promise.resolve(httpTimestampAuthority(entry, { timeoutMs: config.tsaTimeoutMs })))),
+      )
   if (!timestampAuthorityOverride && config.tsaUrls.join() === 'local') {
     logger.warn(
       "seals are time-stamped by this instance's built-in time-stamp authority, not a third party; " +

@@ -39,7 +39,8 @@ export async function produceSelfSealedPdf(deps: FinalPdfDeps, documentId: strin
   const reason = `Sealed by ${seal.legalName} with Signet: unaltered since sealing`
   const toSeal = seal.certificateMode === 'separate' ? original : await pdfWork.appendSealCertificate(original, facts)
   const sealed = await stageSeal(blobs, await sealer.seal(toSeal, { reason }))
-  const certificate = seal.certificateMode === 'appended' ? null : await stageSeal(blobs, await sealer.seal(await pdfWork.renderSealCertificate(facts), { reason }))
+  const certificate =
+    seal.certificateMode === 'appended' ? null : await stageSeal(blobs, await sealer.seal(await pdfWork.renderSealCertificate(facts), { reason }))
 
   await db.transaction(async (tx) => {
     const sha256 = await storeFinalPdf(tx, blobs, documentId, sealed)

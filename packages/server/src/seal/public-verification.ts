@@ -38,9 +38,7 @@ export async function publicVerification(db: Db, config: Config, documentId: str
   const facts = await sealFactsOf(db, documentId)
   if (!facts) return null
   const { document, seal } = row
-  const signerCount = seal
-    ? null
-    : ((await db.select({ n: count() }).from(signers).where(eq(signers.documentId, documentId)))[0]?.n ?? 0)
+  const signerCount = seal ? null : ((await db.select({ n: count() }).from(signers).where(eq(signers.documentId, documentId)))[0]?.n ?? 0)
   return {
     document_id: document.id,
     kind: facts.kind,

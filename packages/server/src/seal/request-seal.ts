@@ -35,7 +35,11 @@ function titleOf(given: string | undefined, filename: string | null): string {
 function filenameOf(raw: string | undefined): string | null {
   if (raw === undefined) return null
   // Only the last path segment, without control characters: it is printed on the certificate.
-  const name = raw.split(/[\\/]/).pop()!.replace(/\p{Cc}/gu, '').trim()
+  const name = raw
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/\p{Cc}/gu, '')
+    .trim()
   if (name.length === 0 || name.length > 255) throw invalid('The filename must be 1 to 255 characters.')
   return name
 }
@@ -55,7 +59,9 @@ export async function requestSeal(deps: FinalPdfDeps, actor: Actor, input: SealR
   const { pages, incrementalBlocker, pdf, sha256 } = await deps.pdfWork.inspect(input.pdf)
   // A seal extends the upload by an incremental update, so the upload stays a byte-for-byte prefix of the sealed file.
   if (incrementalBlocker !== null) {
-    throw invalid('This PDF cannot be extended without rewriting it (its cross-reference table is damaged, or it is linearized in an unusual way). Save it again from any PDF tool and upload the copy.')
+    throw invalid(
+      'This PDF cannot be extended without rewriting it (its cross-reference table is damaged, or it is linearized in an unusual way). Save it again from any PDF tool and upload the copy.',
+    )
   }
   const pageCount = pages.length
   const upload = await blobs.stage(pdf, sha256)

@@ -49,7 +49,9 @@ function issuersOf(leaf: X509Certificate, pool: X509Certificate[]): X509Certific
   let current = leaf
   while (!isSelfSigned(current)) {
     const child = current
-    const issuer = pool.find((candidate) => candidate !== leaf && !issuers.includes(candidate) && child.checkIssued(candidate) && child.verify(candidate.publicKey))
+    const issuer = pool.find(
+      (candidate) => candidate !== leaf && !issuers.includes(candidate) && child.checkIssued(candidate) && child.verify(candidate.publicKey),
+    )
     if (!issuer) break
     issuers.push(issuer)
     current = issuer
@@ -74,7 +76,7 @@ export async function sealCredentialsFromP12(p12: Uint8Array, password: string):
   const probe = randomBytes(32)
   const probeSignature = await opened.sign(probe, 'SHA-256')
   const leaf = pool.find((certificate) => verify('sha256', probe, certificate.publicKey, probeSignature))
-  if (!leaf) throw new Error("cannot use the seal P12 (SEAL_P12): its private key matches none of its certificates")
+  if (!leaf) throw new Error('cannot use the seal P12 (SEAL_P12): its private key matches none of its certificates')
 
   const issuers = issuersOf(leaf, pool)
   const root = isSelfSigned(leaf) ? leaf : issuers.findLast(isSelfSigned)

@@ -8,7 +8,9 @@ export const PdfBody = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', d
 
 export const SealQuery = Type.Object(
   {
-    title: Type.Optional(displayName(Type.String({ minLength: 1, maxLength: 200, description: "Shown on the badge and certificate; default: the filename without '.pdf'" }))),
+    title: Type.Optional(
+      displayName(Type.String({ minLength: 1, maxLength: 200, description: "Shown on the badge and certificate; default: the filename without '.pdf'" })),
+    ),
     filename: Type.Optional(displayName(Type.String({ minLength: 1, maxLength: 255, description: 'The original file name, printed on the certificate' }))),
     certificate_mode: Type.Optional(
       Type.Enum(CERTIFICATE_MODES, {

@@ -195,11 +195,7 @@ export async function verifySigningCode(
 }
 
 /** Whether this browser may see the document: always without auth_required, else with a live session. */
-export async function hasSigningAccess(
-  services: Pick<Services, 'db' | 'clock'>,
-  context: SignerContext,
-  sessionSecret: string | undefined,
-): Promise<boolean> {
+export async function hasSigningAccess(services: Pick<Services, 'db' | 'clock'>, context: SignerContext, sessionSecret: string | undefined): Promise<boolean> {
   if (!context.signer.authRequired) return true
   if (!sessionSecret) return false
   const [session] = await services.db

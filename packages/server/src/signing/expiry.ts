@@ -28,7 +28,12 @@ export async function expireDueDocuments(db: Db, clock: Clock): Promise<number> 
       await tx
         .update(documents)
         .set({ status: 'voided', voidedReason: 'expired', updatedAt: now })
-        .where(inArray(documents.id, due.map((d) => d.id)))
+        .where(
+          inArray(
+            documents.id,
+            due.map((d) => d.id),
+          ),
+        )
       for (const document of due) {
         await appendAuditEvents(tx, document, [
           { type: 'document.expired', occurredAt: now, authMethod: 'system', data: { expires_at: document.expiresAt?.toISOString() ?? null } },

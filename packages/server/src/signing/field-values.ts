@@ -99,7 +99,9 @@ const listed = (chars: string[]): string => {
 function assertPrintable(id: number, field: TemplateField, text: string): void {
   const missing = unprintableCharacters(text)
   if (missing.length > 0) {
-    throw invalid(`${describe(id, field)} contains ${listed(missing)}, which the signed PDF cannot show. Please remove ${missing.length === 1 ? 'it' : 'them'} or write the text another way.`)
+    throw invalid(
+      `${describe(id, field)} contains ${listed(missing)}, which the signed PDF cannot show. Please remove ${missing.length === 1 ? 'it' : 'them'} or write the text another way.`,
+    )
   }
 }
 
@@ -108,11 +110,7 @@ function assertPrintable(id: number, field: TemplateField, text: string): void {
  * no field of another signer, each value of the field's kind. Dates are not taken
  * from the browser: the server writes the signing date.
  */
-export function parseFieldValues(
-  fields: (TemplateField & { id: number })[],
-  submitted: Record<string, SubmittedValue>,
-  signingDate: string,
-): ParsedValues {
+export function parseFieldValues(fields: (TemplateField & { id: number })[], submitted: Record<string, SubmittedValue>, signingDate: string): ParsedValues {
   const own = new Map(fields.map((f) => [f.id, f]))
   for (const key of Object.keys(submitted)) {
     if (!/^\d+$/.test(key) || !own.has(Number(key))) throw invalid(`Field ${key} is not one of your fields.`)

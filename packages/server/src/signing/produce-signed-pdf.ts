@@ -76,7 +76,14 @@ export async function produceSignedPdf(deps: FinalPdfDeps, documentId: string): 
   await db.transaction(async (tx) => {
     const sha256 = await storeFinalPdf(tx, blobs, documentId, sealed)
     if (!sha256) return // another process finished first
-    await appendAuditEvents(tx, document, [{ type: 'signed_pdf.created', occurredAt: clock.now(), authMethod: 'system', data: { sha256, bytes: bytes.byteLength, sealed_at: sealed.sealedAt.toISOString(), tsa: sealed.tsaName } }])
+    await appendAuditEvents(tx, document, [
+      {
+        type: 'signed_pdf.created',
+        occurredAt: clock.now(),
+        authMethod: 'system',
+        data: { sha256, bytes: bytes.byteLength, sealed_at: sealed.sealedAt.toISOString(), tsa: sealed.tsaName },
+      },
+    ])
     await enqueueMail(
       tx,
       people.map((signer) => ({

@@ -35,7 +35,7 @@ function readPng(bytes: Buffer): Png | undefined {
   let header: Pick<Png, 'width' | 'height' | 'bitDepth' | 'colorType' | 'channels'> | undefined
   let palette: Buffer | undefined
   let trns: Buffer | undefined
-  for (let offset = 8; offset + 8 <= bytes.length; ) {
+  for (let offset = 8; offset + 8 <= bytes.length;) {
     const length = bytes.readUInt32BE(offset)
     const type = bytes.toString('latin1', offset + 4, offset + 8)
     const data = bytes.subarray(offset + 8, offset + 8 + length)
@@ -117,7 +117,8 @@ export function pngProblem(bytes: Uint8Array, maxDecodedBytes: number): string |
   if (!png) return 'the image is not a complete PNG'
   const { stride } = rowLayout(png)
   const decodedSize = (stride + 1) * png.height
-  if (decodedSize > maxDecodedBytes) return `the image is too large once decoded (${Math.ceil(decodedSize / 1024 / 1024)} MB; the limit is ${maxDecodedBytes / 1024 / 1024} MB)`
+  if (decodedSize > maxDecodedBytes)
+    return `the image is too large once decoded (${Math.ceil(decodedSize / 1024 / 1024)} MB; the limit is ${maxDecodedBytes / 1024 / 1024} MB)`
   let raw: Buffer
   try {
     // A little slack for encoders that write a few bytes too many; a bomb stops at the limit.
@@ -140,7 +141,14 @@ function colorSpace(png: Png): PdfObject {
 
 function image(pdf: PDF, png: Png, data: Uint8Array, entries: Record<string, PdfObject>): PDFImage {
   const ref = pdf.createStream(
-    { Type: PdfName.of('XObject'), Subtype: PdfName.of('Image'), Width: PdfNumber.of(png.width), Height: PdfNumber.of(png.height), Filter: PdfName.of('FlateDecode'), ...entries },
+    {
+      Type: PdfName.of('XObject'),
+      Subtype: PdfName.of('Image'),
+      Width: PdfNumber.of(png.width),
+      Height: PdfNumber.of(png.height),
+      Filter: PdfName.of('FlateDecode'),
+      ...entries,
+    },
     data,
   )
   return new PDFImage(ref, png.width, png.height)
@@ -148,7 +156,10 @@ function image(pdf: PDF, png: Png, data: Uint8Array, entries: Record<string, Pdf
 
 function softMask(pdf: PDF, png: Png, alpha: Uint8Array): Record<string, PdfObject> {
   if (alpha.every((value) => value === 255)) return {}
-  const mask = image(pdf, { ...png, channels: 1, colorType: 0 }, deflateSync(alpha), { ColorSpace: PdfName.of('DeviceGray'), BitsPerComponent: PdfNumber.of(8) })
+  const mask = image(pdf, { ...png, channels: 1, colorType: 0 }, deflateSync(alpha), {
+    ColorSpace: PdfName.of('DeviceGray'),
+    BitsPerComponent: PdfNumber.of(8),
+  })
   return { SMask: mask.ref }
 }
 
@@ -161,7 +172,12 @@ export function embedPng(pdf: PDF, bytes: Uint8Array): PDFImage {
   // does), so only shallower keys are left to /Mask.
   if (!hasAlpha && !(png.trns && (png.colorType === 3 || png.bitDepth === 16))) {
     const colors = png.channels
-    const parms = PdfDict.of({ Predictor: PdfNumber.of(15), Colors: PdfNumber.of(colors), BitsPerComponent: PdfNumber.of(png.bitDepth), Columns: PdfNumber.of(png.width) })
+    const parms = PdfDict.of({
+      Predictor: PdfNumber.of(15),
+      Colors: PdfNumber.of(colors),
+      BitsPerComponent: PdfNumber.of(png.bitDepth),
+      Columns: PdfNumber.of(png.width),
+    })
     const entries: Record<string, PdfObject> = { ColorSpace: colorSpace(png), BitsPerComponent: PdfNumber.of(png.bitDepth), DecodeParms: parms }
     // tRNS of a grey or RGB image: the one colour (a 16-bit value per channel) that is transparent.
     const key = png.trns

@@ -89,7 +89,8 @@ function courier(): PdfFont {
     widthOf: (text, size) => metrics.widthOfTextAtSize(text, size),
     clean: (text) => [...printable(text)].map((char) => (isWinAnsi(char) ? char : '?')).join(''),
     draw: (page, text, { x, y, size, color, rotate }) => {
-      if (text !== '') page.drawText(text, { x, y, size, color, font: StandardFonts.Courier, ...(rotate ? { rotate: { angle: rotate, origin: { x, y } } } : {}) })
+      if (text !== '')
+        page.drawText(text, { x, y, size, color, font: StandardFonts.Courier, ...(rotate ? { rotate: { angle: rotate, origin: { x, y } } } : {}) })
     },
     isRightToLeft: () => false,
   }
@@ -143,7 +144,12 @@ const clustersOf = (text: string): string[] => Array.from(graphemes.segment(text
 function cut(font: Font, text: string, size: number, maxWidth: number): string {
   if (font.widthOf(text, size) <= maxWidth) return text
   const clusters = clustersOf(text)
-  return clusters.slice(0, fittingCount(font, clusters, size, maxWidth, ELLIPSIS)).join('').trimEnd() + ELLIPSIS
+  return (
+    clusters
+      .slice(0, fittingCount(font, clusters, size, maxWidth, ELLIPSIS))
+      .join('')
+      .trimEnd() + ELLIPSIS
+  )
 }
 
 /** `text` (cleaned) cut to fit `maxWidth` at `size`, ending in '…' when it had to be cut. */

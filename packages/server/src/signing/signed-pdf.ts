@@ -9,9 +9,7 @@ import { embedFonts, truncate, type PdfFont } from './signed-pdf-text.ts'
 export type { CertificateDetails, CertificateSigner } from './signed-pdf-certificate.ts'
 
 export type RenderedFieldValue =
-  | { type: 'signature' | 'initials'; png: Uint8Array }
-  | { type: 'date' | 'text'; text: string }
-  | { type: 'checkbox'; checked: boolean }
+  { type: 'signature' | 'initials'; png: Uint8Array } | { type: 'date' | 'text'; text: string } | { type: 'checkbox'; checked: boolean }
 
 export interface SignedPdfInput {
   originalPdf: Uint8Array

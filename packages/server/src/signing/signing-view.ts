@@ -21,7 +21,13 @@ export async function renderSigningView(
   const { document, signer } = context
   if (!options.hasAccess) {
     const lockedUntil = await codeStepLockedUntil(services, context)
-    if (lockedUntil) return statusPage({ heading: 'Too many code attempts', title: document.title, tone: 'warning', message: codeStepLockedMessage(context.orgName, lockedUntil) })
+    if (lockedUntil)
+      return statusPage({
+        heading: 'Too many code attempts',
+        title: document.title,
+        tone: 'warning',
+        message: codeStepLockedMessage(context.orgName, lockedUntil),
+      })
     return codePage({ token: options.token, title: document.title, orgName: context.orgName, maskedEmail: maskEmail(signer.email) })
   }
 
@@ -61,10 +67,25 @@ function closedPage(closure: Closure, context: SignerContext, options: { token: 
       }
     case 'declined':
       return context.signer.status === 'declined'
-        ? { heading: 'You declined this document', title, tone: 'info', message: `You declined to sign. ${context.orgName} can see that you declined; nothing more is needed from you.` }
-        : { heading: 'This document was declined', title, tone: 'warning', message: 'Another party declined to sign, so the signature request is closed. You no longer need to sign it.' }
+        ? {
+            heading: 'You declined this document',
+            title,
+            tone: 'info',
+            message: `You declined to sign. ${context.orgName} can see that you declined; nothing more is needed from you.`,
+          }
+        : {
+            heading: 'This document was declined',
+            title,
+            tone: 'warning',
+            message: 'Another party declined to sign, so the signature request is closed. You no longer need to sign it.',
+          }
     case 'voided':
-      return { heading: 'This signing request was cancelled', title, tone: 'warning', message: `${context.orgName} cancelled this signature request. You no longer need to sign it.` }
+      return {
+        heading: 'This signing request was cancelled',
+        title,
+        tone: 'warning',
+        message: `${context.orgName} cancelled this signature request. You no longer need to sign it.`,
+      }
     case 'expired':
       return {
         heading: 'This signing request has expired',

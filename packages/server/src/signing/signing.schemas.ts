@@ -11,12 +11,18 @@ export const FinishBody = Type.Object(
       additionalProperties: false,
     }),
     locale: Type.Optional(
-      Type.String({ maxLength: 35, pattern: '^[A-Za-z0-9-]+$', description: "the signer's language tag (navigator.language): date fields are printed in it, else as yyyy-mm-dd" }),
+      Type.String({
+        maxLength: 35,
+        pattern: '^[A-Za-z0-9-]+$',
+        description: "the signer's language tag (navigator.language): date fields are printed in it, else as yyyy-mm-dd",
+      }),
     ),
   },
   { additionalProperties: false },
 )
 
-export const DeclineBody = Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ maxLength: MAX_DECLINE_REASON })) }, { additionalProperties: false }))
+export const DeclineBody = Type.Optional(
+  Type.Object({ reason: Type.Optional(Type.String({ maxLength: MAX_DECLINE_REASON })) }, { additionalProperties: false }),
+)
 
 export const VerifyBody = Type.Object({ code: Type.String({ maxLength: 20 }) }, { additionalProperties: false })

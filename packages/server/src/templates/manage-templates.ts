@@ -25,8 +25,7 @@ type TemplateServices = Pick<Services, 'db' | 'blobs' | 'pdfWork' | 'clock'>
 
 const templateNotFound = () => notFound('Template not found.')
 
-const liveInOrg = (orgId: string, templateId: string) =>
-  and(eq(templates.id, templateId), eq(templates.orgId, orgId), isNull(templates.deletedAt))
+const liveInOrg = (orgId: string, templateId: string) => and(eq(templates.id, templateId), eq(templates.orgId, orgId), isNull(templates.deletedAt))
 
 /** The org's live template, or the same 404 whether it is missing, malformed, deleted or another org's. */
 async function findTemplate(db: Db, orgId: string, templateId: string): Promise<TemplateRow> {
@@ -86,11 +85,7 @@ export async function setTemplateFields(services: TemplateServices, principal: P
 export async function renameTemplate(services: TemplateServices, principal: Principal, templateId: string, rawName: string): Promise<TemplateDetail> {
   const name = templateName(rawName)
   if (!isUuid(templateId)) throw templateNotFound()
-  const [row] = await services.db
-    .update(templates)
-    .set({ name, updatedAt: services.clock.now() })
-    .where(liveInOrg(principal.orgId, templateId))
-    .returning()
+  const [row] = await services.db.update(templates).set({ name, updatedAt: services.clock.now() }).where(liveInOrg(principal.orgId, templateId)).returning()
   if (!row) throw templateNotFound()
   return detailOf(services, row)
 }

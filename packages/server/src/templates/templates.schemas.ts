@@ -10,7 +10,9 @@ export const Template = Type.Object(
     name: Type.String(),
     page_count: Type.Integer(),
     created_at: Timestamp,
-    roles: Type.Array(Type.Integer({ minimum: 0 }), { description: "the signer roles the template's fields belong to (0 is Party 1): a send needs one signer per role" }),
+    roles: Type.Array(Type.Integer({ minimum: 0 }), {
+      description: "the signer roles the template's fields belong to (0 is Party 1): a send needs one signer per role",
+    }),
   },
   { additionalProperties: false },
 )

@@ -109,11 +109,17 @@ export function startWebhookDispatcher(deps: { db: Db; clock: Clock; logger: Log
 
   /** Settles a delivery without an attempt (its endpoint was deleted or disabled after it was queued). */
   const abandon = (row: DeliveryRow, reason: string) =>
-    db.update(webhookDeliveries).set({ status: 'failed', lastError: reason }).where(and(eq(webhookDeliveries.id, row.id), eq(webhookDeliveries.status, 'pending')))
+    db
+      .update(webhookDeliveries)
+      .set({ status: 'failed', lastError: reason })
+      .where(and(eq(webhookDeliveries.id, row.id), eq(webhookDeliveries.status, 'pending')))
 
   /** Gives a claimed row back at once (shutdown): whoever runs next sends it; an interrupted attempt is not logged. */
   const release = (row: DeliveryRow) =>
-    db.update(webhookDeliveries).set({ nextAttemptAt: clock.now() }).where(and(eq(webhookDeliveries.id, row.id), eq(webhookDeliveries.status, 'pending')))
+    db
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: clock.now() })
+      .where(and(eq(webhookDeliveries.id, row.id), eq(webhookDeliveries.status, 'pending')))
 
   const deliver = async (row: DeliveryRow, endpoint: EndpointRow | undefined) => {
     if (!endpoint?.enabled || endpoint.deletedAt) {
@@ -152,7 +158,13 @@ export function startWebhookDispatcher(deps: { db: Db; clock: Clock; logger: Log
       const endpoints = new Map(
         (
           await db
-            .select({ id: webhookEndpoints.id, url: webhookEndpoints.url, secret: webhookEndpoints.secret, enabled: webhookEndpoints.enabled, deletedAt: webhookEndpoints.deletedAt })
+            .select({
+              id: webhookEndpoints.id,
+              url: webhookEndpoints.url,
+              secret: webhookEndpoints.secret,
+              enabled: webhookEndpoints.enabled,
+              deletedAt: webhookEndpoints.deletedAt,
+            })
             .from(webhookEndpoints)
             .where(inArray(webhookEndpoints.id, endpointIds))
         ).map((endpoint) => [endpoint.id, endpoint]),

@@ -21,12 +21,7 @@ export async function enqueueWebhookDeliveries(tx: Db, events: (typeof auditEven
     .from(webhookEndpoints)
     .innerJoin(orgs, eq(orgs.id, webhookEndpoints.orgId))
     .where(
-      and(
-        inArray(webhookEndpoints.orgId, orgIds),
-        eq(webhookEndpoints.enabled, true),
-        isNull(webhookEndpoints.deletedAt),
-        inArray(orgs.plan, WEBHOOK_PLANS),
-      ),
+      and(inArray(webhookEndpoints.orgId, orgIds), eq(webhookEndpoints.enabled, true), isNull(webhookEndpoints.deletedAt), inArray(orgs.plan, WEBHOOK_PLANS)),
     )
   if (endpoints.length === 0) return
 

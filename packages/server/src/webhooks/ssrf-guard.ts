@@ -147,7 +147,10 @@ export function parseWebhookUrl(raw: string): URL {
  * every one of them public unless `allowPrivate`. Throws WebhookUrlError naming the
  * offending address.
  */
-export async function resolveWebhookAddresses(url: URL, options: { allowPrivate: boolean; resolve?: Resolver }): Promise<[ResolvedAddress, ...ResolvedAddress[]]> {
+export async function resolveWebhookAddresses(
+  url: URL,
+  options: { allowPrivate: boolean; resolve?: Resolver },
+): Promise<[ResolvedAddress, ...ResolvedAddress[]]> {
   const host = bareHost(url)
   const literal = isIP(host)
   let addresses: ResolvedAddress[]

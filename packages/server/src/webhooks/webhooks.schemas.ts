@@ -82,10 +82,7 @@ export const Delivery = Type.Object(
     created_at: Timestamp,
     delivered_at: NullableTimestamp,
     attempt_log: Type.Array(
-      Type.Object(
-        { at: Timestamp, status_code: NullableInteger, latency_ms: Type.Integer(), error: NullableString },
-        { additionalProperties: false },
-      ),
+      Type.Object({ at: Timestamp, status_code: NullableInteger, latency_ms: Type.Integer(), error: NullableString }, { additionalProperties: false }),
     ),
   },
   { additionalProperties: false },
@@ -113,7 +110,9 @@ export const WebhookTestResult = Type.Object(
     delivered: Type.Boolean({ description: 'true only when the endpoint answered with a 2xx' }),
     status_code: Type.Union([Type.Integer(), Type.Null()], { description: "the endpoint's HTTP status; null when no answer came" }),
     latency_ms: Type.Integer(),
-    error: Type.Union([Type.String(), Type.Null()], { description: 'why it was not delivered: a refused address, a network error, a timeout, or the HTTP status' }),
+    error: Type.Union([Type.String(), Type.Null()], {
+      description: 'why it was not delivered: a refused address, a network error, a timeout, or the HTTP status',
+    }),
     response_body_excerpt: Type.Union([Type.String(), Type.Null()], { description: 'the first 1 KiB of the response body, as text' }),
   },
   { additionalProperties: false },

@@ -27,4 +27,3 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
   )
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
 }
-

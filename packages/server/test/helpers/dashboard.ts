@@ -26,7 +26,11 @@ export async function dashboardContext(browser: Browser, viewport = DESKTOP): Pr
 }
 
 /** dashboardContext already signed in with a session cookie (helpers/session.ts), waiting up to 15 s for what a person would see. */
-export async function signedInDashboardContext(browser: Browser, server: TestServer, sessionCookie: string): Promise<{ context: BrowserContext; problems: string[] }> {
+export async function signedInDashboardContext(
+  browser: Browser,
+  server: TestServer,
+  sessionCookie: string,
+): Promise<{ context: BrowserContext; problems: string[] }> {
   const { context, problems } = await dashboardContext(browser)
   context.setDefaultTimeout(15_000)
   await context.addCookies([{ name: 'signet_session', value: sessionCookie, url: server.url, httpOnly: true, sameSite: 'Lax' }])
@@ -44,7 +48,14 @@ export async function openDashboardPage(page: Page, server: TestServer, path: st
     await page.waitForFunction(() => !document.querySelector('[role="status"] svg.animate-spin'), undefined, { timeout: 20_000 })
   } catch (error) {
     // Say what the page shows instead (an error state, the login page…): a bare timeout explains nothing.
-    const shown = (await page.locator('body').innerText().catch(() => '')).replace(/\s+/g, ' ').slice(0, 600)
+    const shown = (
+      await page
+        .locator('body')
+        .innerText()
+        .catch(() => '')
+    )
+      .replace(/\s+/g, ' ')
+      .slice(0, 600)
     throw new Error(`${path} did not show ${String(heading ?? 'its heading')} (at ${page.url()}); the page shows: ${shown}`, { cause: error })
   }
 }
@@ -65,7 +76,10 @@ export async function screenshotDashboardPage(browser: Browser, context: Browser
   if (!SCREENSHOT_DIR) return
   mkdirSync(SCREENSHOT_DIR, { recursive: true })
   const storageState = await context.storageState()
-  for (const [label, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [label, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     const shot = await browser.newContext({ viewport, storageState })
     const page = await shot.newPage()
     await openDashboardPage(page, server, path)

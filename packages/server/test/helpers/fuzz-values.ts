@@ -38,7 +38,9 @@ export function jsonText(value: unknown): string {
   if (value instanceof RawNumber) return value.text
   if (Array.isArray(value)) return `[${value.map(jsonText).join(',')}]`
   if (value !== null && typeof value === 'object') {
-    return `{${Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}:${jsonText(item)}`).join(',')}}`
+    return `{${Object.entries(value)
+      .map(([key, item]) => `${JSON.stringify(key)}:${jsonText(item)}`)
+      .join(',')}}`
   }
   return JSON.stringify(value) ?? 'null'
 }
@@ -87,7 +89,31 @@ export const BAD_VALUES: readonly unknown[] = [
 ]
 
 /** Characters that have broken text handling somewhere: controls, bidi overrides, surrogates, BOM, separators. */
-const AWKWARD_CHARACTERS = ['\u0000', '\u0000', '\u0001', '\u0008', '\u001b', '\u007f', '\u0085', '\u009f', '\u202e', '\u2066', '\u200f', '\ud800', '\udfff', '\ufeff', '\uffff', '\n', '\r\n', '\t', '\u2028', '%00', '😀', 'ß', 'ﷺ']
+const AWKWARD_CHARACTERS = [
+  '\u0000',
+  '\u0000',
+  '\u0001',
+  '\u0008',
+  '\u001b',
+  '\u007f',
+  '\u0085',
+  '\u009f',
+  '\u202e',
+  '\u2066',
+  '\u200f',
+  '\ud800',
+  '\udfff',
+  '\ufeff',
+  '\uffff',
+  '\n',
+  '\r\n',
+  '\t',
+  '\u2028',
+  '%00',
+  '😀',
+  'ß',
+  'ﷺ',
+]
 
 /** Text mixing ordinary and awkward characters; shrinks to the one character that matters. */
 const awkwardText = fc
@@ -95,9 +121,9 @@ const awkwardText = fc
   .map((parts) => parts.join(''))
 
 const edgeNumber = fc.oneof(
-  fc.constantFrom('1e309', '-1e309', '-0', '1e21', '1e-400', '0.5', '-1', '2147483648', '9007199254740993', '9223372036854775808', '-9223372036854775809').map(
-    (text) => new RawNumber(text),
-  ),
+  fc
+    .constantFrom('1e309', '-1e309', '-0', '1e21', '1e-400', '0.5', '-1', '2147483648', '9007199254740993', '9223372036854775808', '-9223372036854775809')
+    .map((text) => new RawNumber(text)),
   fc.double().map((n) => (Number.isFinite(n) ? n : new RawNumber(n > 0 ? '1e309' : n < 0 ? '-1e309' : '0'))),
   fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
 )
@@ -150,7 +176,10 @@ function validString(schema: JsonSchema, ids: readonly string[]): fc.Arbitrary<s
   if (schema.format === 'uuid') return fc.oneof(fc.constantFrom(...ids), fc.uuid())
   if (schema.format === 'email') return fc.oneof(fc.constant('fuzz@example.com'), fc.emailAddress())
   if (schema.format === 'utc-date-time') {
-    return fc.oneof(fc.constant(''), fc.date({ min: new Date('1970-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }).map((d) => d.toISOString()))
+    return fc.oneof(
+      fc.constant(''),
+      fc.date({ min: new Date('1970-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }).map((d) => d.toISOString()),
+    )
   }
   if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern))
   const minLength = schema.minLength ?? 0
@@ -174,7 +203,9 @@ type Entry = [string, unknown]
 function validObject(schema: JsonSchema, ids: readonly string[]): fc.Arbitrary<Record<string, unknown>> {
   const required = new Set(schema.required ?? [])
   const named = Object.entries(schema.properties ?? {}).map(([name, property]) =>
-    fc.tuple(required.has(name) ? fc.constant(true) : fc.boolean(), randomValueFor(property, ids)).map(([present, value]): Entry[] => (present ? [[name, value]] : [])),
+    fc
+      .tuple(required.has(name) ? fc.constant(true) : fc.boolean(), randomValueFor(property, ids))
+      .map(([present, value]): Entry[] => (present ? [[name, value]] : [])),
   )
   const patterned = Object.entries(schema.patternProperties ?? {}).map(([pattern, property]) =>
     fc.array(fc.tuple(fc.oneof(fc.stringMatching(new RegExp(pattern)), fc.string({ maxLength: 5 })), randomValueFor(property, ids)), { maxLength: 4 }),
@@ -183,7 +214,8 @@ function validObject(schema: JsonSchema, ids: readonly string[]): fc.Arbitrary<R
   return fc.tuple(allOf([...named, ...patterned]), unknown).map(([entries, extra]) => {
     const object: Record<string, unknown> = {}
     // defineProperty: a "__proto__" key is a field like any other, not the prototype.
-    for (const [key, value] of [...entries.flat(), ...(extra ? [extra] : [])]) Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true })
+    for (const [key, value] of [...entries.flat(), ...(extra ? [extra] : [])])
+      Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true })
     return object
   })
 }
@@ -260,7 +292,15 @@ export function mutationsOf(seed: unknown): fc.Arbitrary<unknown> {
   const change = fc.oneof(
     { arbitrary: fc.tuple(fc.constantFrom(...paths), badValue), weight: 4 },
     { arbitrary: fc.tuple(fc.constantFrom(...paths), fc.constant(REMOVE)), weight: 1 },
-    { arbitrary: fc.tuple(fc.constantFrom(...objects).map((path) => [...path, 'unknown_field']), fc.jsonValue({ maxDepth: 1 })), weight: 1 },
+    {
+      arbitrary: fc.tuple(
+        fc.constantFrom(...objects).map((path) => [...path, 'unknown_field']),
+        fc.jsonValue({ maxDepth: 1 }),
+      ),
+      weight: 1,
+    },
   )
-  return fc.array(change, { minLength: 1, maxLength: 3 }).map((changes) => changes.reduce((value, [path, replacement]) => withValueAt(value, path, replacement), seed))
+  return fc
+    .array(change, { minLength: 1, maxLength: 3 })
+    .map((changes) => changes.reduce((value, [path, replacement]) => withValueAt(value, path, replacement), seed))
 }

@@ -119,7 +119,11 @@ export interface AttackAnswer {
  * Sends all the requests at once from a child process, while another polls /healthz: the
  * answers (in order) and the slowest /healthz answer meanwhile (and for `settleMs` after).
  */
-export async function attackFromOutside(baseUrl: string, requests: AttackRequest[], options: { settleMs?: number } = {}): Promise<HealthDuring<AttackAnswer[]>> {
+export async function attackFromOutside(
+  baseUrl: string,
+  requests: AttackRequest[],
+  options: { settleMs?: number } = {},
+): Promise<HealthDuring<AttackAnswer[]>> {
   const dir = mkdtempSync(join(tmpdir(), 'signet-attack-'))
   try {
     const plan = requests.map((request, i) => {

@@ -69,13 +69,20 @@ export function manyPagesPdf(pages: number, declaredCount = pages): Buffer {
 
 /** One page, plus `count` small unused objects. */
 export function manyObjectsPdf(count: number): Buffer {
-  return onePage('', '<< >>', Array.from({ length: count }, (_, i) => `<< /N ${i} >>`))
+  return onePage(
+    '',
+    '<< >>',
+    Array.from({ length: count }, (_, i) => `<< /N ${i} >>`),
+  )
 }
 
 /** One page with an image that says it is `width` × `height` (its data is a few bytes of zlib). */
 export function hugeImagePdf(width: number, height: number): Buffer {
   return onePage('q 100 0 0 100 0 0 cm /Im0 Do Q', '<< /XObject << /Im0 5 0 R >> >>', [
-    stream(deflateSync(Buffer.alloc(1024)), `/Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode`),
+    stream(
+      deflateSync(Buffer.alloc(1024)),
+      `/Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode`,
+    ),
   ])
 }
 
@@ -87,7 +94,11 @@ function zeros(megabytes: number): Buffer {
 /** A page whose `streams` extra (unused) streams each inflate to `megabytes` MB of zeros. */
 export function flateBombPdf(megabytes: number, streams = 1): Buffer {
   const bomb = zeros(megabytes)
-  return onePage('', '<< >>', Array.from({ length: streams }, () => stream(bomb, '/Filter /FlateDecode')))
+  return onePage(
+    '',
+    '<< >>',
+    Array.from({ length: streams }, () => stream(bomb, '/Filter /FlateDecode')),
+  )
 }
 
 /**
@@ -110,8 +121,16 @@ export function objectStreamBombPdf(megabytes: number): Buffer {
   add(2, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>')
   add(4, objectStream)
   const xrefAt = parts.reduce((sum, part) => sum + part.length, 0)
-  const row = (type: number, field2: number, field3: number) => Buffer.from([type, (field2 >>> 24) & 255, (field2 >>> 16) & 255, (field2 >>> 8) & 255, field2 & 255, field3])
-  const rows = Buffer.concat([row(0, 0, 255), row(1, offsets[1] ?? 0, 0), row(1, offsets[2] ?? 0, 0), row(2, 4, 0), row(1, offsets[4] ?? 0, 0), row(1, xrefAt, 0)])
+  const row = (type: number, field2: number, field3: number) =>
+    Buffer.from([type, (field2 >>> 24) & 255, (field2 >>> 16) & 255, (field2 >>> 8) & 255, field2 & 255, field3])
+  const rows = Buffer.concat([
+    row(0, 0, 255),
+    row(1, offsets[1] ?? 0, 0),
+    row(1, offsets[2] ?? 0, 0),
+    row(2, 4, 0),
+    row(1, offsets[4] ?? 0, 0),
+    row(1, xrefAt, 0),
+  ])
   add(5, stream(rows, '/Type /XRef /Size 6 /W [1 4 1] /Root 1 0 R'))
   parts.push(Buffer.from(`startxref\n${xrefAt}\n%%EOF\n`, 'latin1'))
   return Buffer.concat(parts)

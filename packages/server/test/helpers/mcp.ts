@@ -31,7 +31,11 @@ export async function connectAgent(server: TestServer, apiKey: string): Promise<
 }
 
 /** Calls a tool that must succeed; returns its structured result (the SDK has checked it against the outputSchema). */
-export async function callOk<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ structured: T; result: CallToolResult }> {
+export async function callOk<T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ structured: T; result: CallToolResult }> {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult
   if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`)
   const text = result.content[0]

@@ -121,7 +121,10 @@ export async function createSignedInUser(
     if (!user) throw new Error('no user inserted')
     let orgId = options.orgId
     if (!orgId) {
-      const [org] = await tx.insert(orgs).values({ name: `${name}'s workspace`, plan: 'free' }).returning({ id: orgs.id })
+      const [org] = await tx
+        .insert(orgs)
+        .values({ name: `${name}'s workspace`, plan: 'free' })
+        .returning({ id: orgs.id })
       if (!org) throw new Error('no org inserted')
       orgId = org.id
     }

@@ -68,12 +68,22 @@ export class SoftAuthenticator {
     this.credentials.push({ id, privateKey, userHandle: user.id, signCount: 0 })
     const attestedData = Buffer.concat([Buffer.alloc(16), Buffer.from([0, id.length]), id, coseKey(publicKey)])
     const authData = Buffer.concat([sha256(this.rpId), Buffer.from([this.flags(FLAG_ATTESTED_DATA)]), uint32(0), attestedData])
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]) as never)
+    const attestationObject = isoCBOR.encode(
+      new Map<string, unknown>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', authData],
+      ]) as never,
+    )
     return {
       id: b64url(id),
       rawId: b64url(id),
       type: 'public-key' as const,
-      response: { clientDataJSON: b64url(this.clientData('webauthn.create', String(options.challenge))), attestationObject: b64url(attestationObject), transports: ['internal'] },
+      response: {
+        clientDataJSON: b64url(this.clientData('webauthn.create', String(options.challenge))),
+        attestationObject: b64url(attestationObject),
+        transports: ['internal'],
+      },
       clientExtensionResults: {},
       authenticatorAttachment: 'platform' as const,
     }
@@ -92,7 +102,12 @@ export class SoftAuthenticator {
       id: b64url(credential.id),
       rawId: b64url(credential.id),
       type: 'public-key' as const,
-      response: { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authData), signature: b64url(signature), userHandle: credential.userHandle },
+      response: {
+        clientDataJSON: b64url(clientDataJSON),
+        authenticatorData: b64url(authData),
+        signature: b64url(signature),
+        userHandle: credential.userHandle,
+      },
       clientExtensionResults: {},
       authenticatorAttachment: 'platform' as const,
     }

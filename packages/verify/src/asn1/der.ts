@@ -151,7 +151,9 @@ export function time(element: Der): Date {
     match = /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?Z$/.exec(text)
     if (!match) throw new Asn1Error('bad UTCTime')
     const year = Number(match[1])
-    return new Date(Date.UTC(year < 50 ? 2000 + year : 1900 + year, Number(match[2]) - 1, Number(match[3]), Number(match[4]), Number(match[5]), Number(match[6] ?? 0)))
+    return new Date(
+      Date.UTC(year < 50 ? 2000 + year : 1900 + year, Number(match[2]) - 1, Number(match[3]), Number(match[4]), Number(match[5]), Number(match[6] ?? 0)),
+    )
   }
   if (element.tag === TAG.GENERALIZED_TIME) {
     match = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})?(\d{2})?(?:[.,](\d+))?Z$/.exec(text)

@@ -64,9 +64,7 @@ export function algorithmIdentifier(element: Der): AlgorithmIdentifier {
 }
 
 export type SignatureScheme =
-  | { kind: 'RSASSA-PKCS1-v1_5'; hash: HashName }
-  | { kind: 'RSA-PSS'; hash: HashName; saltLength: number }
-  | { kind: 'ECDSA'; hash: HashName }
+  { kind: 'RSASSA-PKCS1-v1_5'; hash: HashName } | { kind: 'RSA-PSS'; hash: HashName; saltLength: number } | { kind: 'ECDSA'; hash: HashName }
 
 export class UnsupportedAlgorithmError extends Error {}
 

@@ -53,7 +53,8 @@ export async function parseCertificates(ders: readonly Uint8Array[], problems: s
 }
 
 function matchesSid(certificate: Certificate, info: SignerInfo): boolean {
-  if ('subjectKeyIdentifier' in info.sid) return certificate.subjectKeyIdentifier !== null && bytesEqual(certificate.subjectKeyIdentifier, info.sid.subjectKeyIdentifier)
+  if ('subjectKeyIdentifier' in info.sid)
+    return certificate.subjectKeyIdentifier !== null && bytesEqual(certificate.subjectKeyIdentifier, info.sid.subjectKeyIdentifier)
   return certificate.serialNumber === info.sid.serialNumber && bytesEqual(certificate.issuerDer, info.sid.issuerDer)
 }
 
@@ -83,7 +84,17 @@ async function essBinding(info: SignerInfo, signer: Certificate): Promise<{ pres
 export async function checkSigner(input: SignerInput): Promise<SignerCheck> {
   const { signedData } = input
   const problems: string[] = []
-  const result: SignerCheck = { signer: null, certificates: [], digestAlgorithm: null, digestMatches: null, signatureValid: null, signingTime: null, problems, unsupported: null, hasSigningCertificateAttribute: false }
+  const result: SignerCheck = {
+    signer: null,
+    certificates: [],
+    digestAlgorithm: null,
+    digestMatches: null,
+    signatureValid: null,
+    signingTime: null,
+    problems,
+    unsupported: null,
+    hasSigningCertificateAttribute: false,
+  }
   result.certificates = await parseCertificates(signedData.certificates, problems)
   if (signedData.signerInfos.length !== 1) {
     result.unsupported = `expected exactly one SignerInfo, found ${signedData.signerInfos.length}`
@@ -113,7 +124,8 @@ export async function checkSigner(input: SignerInput): Promise<SignerCheck> {
       if (result.digestMatches === false) problems.push('the digest of the signed bytes does not match the signed messageDigest: the document was modified')
     }
     const declaredType = contentType && contentType.tag === TAG.OID ? oid(contentType) : null
-    if (declaredType !== input.expectedContentType) problems.push(`the signed contentType attribute is ${declaredType ?? 'missing'}, expected ${input.expectedContentType}`)
+    if (declaredType !== input.expectedContentType)
+      problems.push(`the signed contentType attribute is ${declaredType ?? 'missing'}, expected ${input.expectedContentType}`)
     const signingTime = findAttribute(info.signedAttributes, OID.signingTime)?.values[0]
     if (signingTime) {
       try {

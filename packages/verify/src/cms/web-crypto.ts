@@ -50,7 +50,8 @@ function importKey(key: PublicKeyInfo, scheme: SignatureScheme): Promise<CryptoK
     if (key.keyAlgorithm.oid !== OID.ecPublicKey) throw new UnsupportedAlgorithmError('ECDSA signature with a non-EC key')
     algorithm = { name: 'ECDSA', namedCurve: curveOf(key).name }
   } else {
-    if (key.keyAlgorithm.oid !== OID.rsaEncryption && key.keyAlgorithm.oid !== OID.rsaPss) throw new UnsupportedAlgorithmError('RSA signature with a non-RSA key')
+    if (key.keyAlgorithm.oid !== OID.rsaEncryption && key.keyAlgorithm.oid !== OID.rsaPss)
+      throw new UnsupportedAlgorithmError('RSA signature with a non-RSA key')
     algorithm = { name: scheme.kind, hash: scheme.hash }
   }
   let spki = key.spki
@@ -94,6 +95,7 @@ export async function verifySignature(key: PublicKeyInfo, scheme: SignatureSchem
     if (!p1363) return false
     return crypto.subtle.verify({ name: 'ECDSA', hash: scheme.hash }, cryptoKey, bufferSource(p1363), bufferSource(data))
   }
-  if (scheme.kind === 'RSA-PSS') return crypto.subtle.verify({ name: 'RSA-PSS', saltLength: scheme.saltLength }, cryptoKey, bufferSource(signature), bufferSource(data))
+  if (scheme.kind === 'RSA-PSS')
+    return crypto.subtle.verify({ name: 'RSA-PSS', saltLength: scheme.saltLength }, cryptoKey, bufferSource(signature), bufferSource(data))
   return crypto.subtle.verify({ name: 'RSASSA-PKCS1-v1_5' }, cryptoKey, bufferSource(signature), bufferSource(data))
 }

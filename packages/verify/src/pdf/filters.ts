@@ -75,10 +75,18 @@ export function unpredict(data: Uint8Array, parms: PdfDict | null): Uint8Array {
       const upLeft = row > 0 && i >= bytesPerPixel ? (out[base - rowLength + i - bytesPerPixel] as number) : 0
       let value: number
       switch (filter) {
-        case 0: value = raw; break
-        case 1: value = raw + left; break
-        case 2: value = raw + up; break
-        case 3: value = raw + Math.floor((left + up) / 2); break
+        case 0:
+          value = raw
+          break
+        case 1:
+          value = raw + left
+          break
+        case 2:
+          value = raw + up
+          break
+        case 3:
+          value = raw + Math.floor((left + up) / 2)
+          break
         case 4: {
           const p = left + up - upLeft
           const pa = Math.abs(p - left)

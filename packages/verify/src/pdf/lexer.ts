@@ -14,14 +14,28 @@ export type Token =
   | { kind: 'eof'; start: number; end: number }
 
 export class PdfSyntaxError extends Error {
-  constructor(message: string, readonly offset: number) {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
     super(`${message} at offset ${offset}`)
   }
 }
 
 function isDelimiter(byte: number | undefined): boolean {
   // ( ) < > [ ] { } / %
-  return byte === 0x28 || byte === 0x29 || byte === 0x3c || byte === 0x3e || byte === 0x5b || byte === 0x5d || byte === 0x7b || byte === 0x7d || byte === 0x2f || byte === 0x25
+  return (
+    byte === 0x28 ||
+    byte === 0x29 ||
+    byte === 0x3c ||
+    byte === 0x3e ||
+    byte === 0x5b ||
+    byte === 0x5d ||
+    byte === 0x7b ||
+    byte === 0x7d ||
+    byte === 0x2f ||
+    byte === 0x25
+  )
 }
 
 function hexValue(byte: number): number {
@@ -193,12 +207,26 @@ export class Lexer {
         const escaped = bytes[i + 1]
         i += 2
         switch (escaped) {
-          case 0x6e: out.push(0x0a); break
-          case 0x72: out.push(0x0d); break
-          case 0x74: out.push(0x09); break
-          case 0x62: out.push(0x08); break
-          case 0x66: out.push(0x0c); break
-          case 0x28: case 0x29: case 0x5c: out.push(escaped); break
+          case 0x6e:
+            out.push(0x0a)
+            break
+          case 0x72:
+            out.push(0x0d)
+            break
+          case 0x74:
+            out.push(0x09)
+            break
+          case 0x62:
+            out.push(0x08)
+            break
+          case 0x66:
+            out.push(0x0c)
+            break
+          case 0x28:
+          case 0x29:
+          case 0x5c:
+            out.push(escaped)
+            break
           case 0x0d:
             if (bytes[i] === 0x0a) i++
             break

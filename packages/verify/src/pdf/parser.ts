@@ -87,7 +87,14 @@ export function parseIndirectObject(bytes: Uint8Array, offset: number, streamLen
   const numToken = lexer.next()
   const genToken = lexer.next()
   const objToken = lexer.next()
-  if (numToken.kind !== 'number' || !numToken.integer || genToken.kind !== 'number' || !genToken.integer || objToken.kind !== 'keyword' || objToken.value !== 'obj') {
+  if (
+    numToken.kind !== 'number' ||
+    !numToken.integer ||
+    genToken.kind !== 'number' ||
+    !genToken.integer ||
+    objToken.kind !== 'keyword' ||
+    objToken.value !== 'obj'
+  ) {
     throw new PdfSyntaxError('expected "n g obj"', offset)
   }
   let value = parseValue(lexer)

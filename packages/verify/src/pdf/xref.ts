@@ -11,10 +11,7 @@ import { asciiBytes, indexOfBytes, lastIndexOfBytes } from '../util/bytes.ts'
  * signature's ByteRange may legitimately stop.
  */
 
-export type XrefEntry =
-  | { type: 0; gen: number }
-  | { type: 1; offset: number; gen: number }
-  | { type: 2; stream: number; index: number }
+export type XrefEntry = { type: 0; gen: number } | { type: 1; offset: number; gen: number } | { type: 2; stream: number; index: number }
 
 export interface XrefSection {
   /** Offset of the "xref" keyword or of the cross-reference stream object. */
@@ -40,7 +37,7 @@ const MAX_SECTIONS = 10_000
  */
 export function* startxrefCandidates(bytes: Uint8Array, max = 5): Generator<number> {
   let before = bytes.length
-  for (let found = 0; found < max; ) {
+  for (let found = 0; found < max;) {
     const at = lastIndexOfBytes(bytes, STARTXREF, before)
     if (at === -1) return
     before = at
@@ -75,12 +72,14 @@ function parseTable(bytes: Uint8Array, offset: number): { entries: Map<number, X
     const token = lexer.next()
     if (token.kind === 'keyword' && token.value === 'trailer') break
     const countToken = lexer.next()
-    if (token.kind !== 'number' || !token.integer || countToken.kind !== 'number' || !countToken.integer) throw new PdfSyntaxError('bad xref subsection header', token.start)
+    if (token.kind !== 'number' || !token.integer || countToken.kind !== 'number' || !countToken.integer)
+      throw new PdfSyntaxError('bad xref subsection header', token.start)
     for (let i = 0; i < countToken.value; i++) {
       const offsetToken = lexer.next()
       const genToken = lexer.next()
       const typeToken = lexer.next()
-      if (offsetToken.kind !== 'number' || genToken.kind !== 'number' || typeToken.kind !== 'keyword') throw new PdfSyntaxError('bad xref entry', offsetToken.start)
+      if (offsetToken.kind !== 'number' || genToken.kind !== 'number' || typeToken.kind !== 'keyword')
+        throw new PdfSyntaxError('bad xref entry', offsetToken.start)
       const num = token.value + i
       // Within one section the first entry for a number wins.
       if (entries.has(num)) continue
@@ -144,7 +143,15 @@ async function parseSection(bytes: Uint8Array, offset: number): Promise<XrefSect
   const first = lexer.next()
   if (first.kind === 'keyword' && first.value === 'xref') {
     const table = parseTable(bytes, start)
-    const section: XrefSection = { offset: start, kind: 'table', entries: table.entries, trailer: table.trailer, streamOffsets: [], dataEnd: table.dataEnd, eofEnd: findEof(bytes, table.dataEnd) }
+    const section: XrefSection = {
+      offset: start,
+      kind: 'table',
+      entries: table.entries,
+      trailer: table.trailer,
+      streamOffsets: [],
+      dataEnd: table.dataEnd,
+      eofEnd: findEof(bytes, table.dataEnd),
+    }
     const xrefStm = nonNegativeInt(table.trailer.get('XRefStm'))
     if (xrefStm !== null) {
       // Hybrid file: the stream supplements the table; the table's entries take precedence.
@@ -156,7 +163,15 @@ async function parseSection(bytes: Uint8Array, offset: number): Promise<XrefSect
     return section
   }
   const stream = await parseStream(bytes, start)
-  return { offset: start, kind: 'stream', entries: stream.entries, trailer: stream.trailer, streamOffsets: [start], dataEnd: stream.dataEnd, eofEnd: findEof(bytes, stream.dataEnd) }
+  return {
+    offset: start,
+    kind: 'stream',
+    entries: stream.entries,
+    trailer: stream.trailer,
+    streamOffsets: [start],
+    dataEnd: stream.dataEnd,
+    eofEnd: findEof(bytes, stream.dataEnd),
+  }
 }
 
 /** Every section reachable from `startxref`, newest first. */

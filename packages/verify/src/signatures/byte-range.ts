@@ -40,7 +40,11 @@ export function checkByteRange(doc: PdfDocument, field: SignatureField, contents
   if (start1 !== 0) result.problems.push(`the signed ranges start at byte ${start1}, not at the beginning of the file`)
   if (start2 < gapStart) result.problems.push('the two signed ranges overlap or are out of order')
   if (result.end > bytes.length) result.problems.push(`the signed ranges end at byte ${result.end}, beyond the end of the file (${bytes.length})`)
-  else if (start2 >= gapStart) result.ranges = [[start1, length1], [start2, length2]]
+  else if (start2 >= gapStart)
+    result.ranges = [
+      [start1, length1],
+      [start2, length2],
+    ]
 
   if (!contents) {
     result.problems.push('the signature dictionary has no /Contents string')
@@ -49,7 +53,9 @@ export function checkByteRange(doc: PdfDocument, field: SignatureField, contents
   } else {
     if (!contents.hex) result.problems.push('/Contents is not a hexadecimal string')
     if (gapStart !== contents.start || start2 !== contents.end) {
-      result.problems.push(`the unsigned gap (bytes ${gapStart}–${start2}) is not exactly this signature's /Contents value (bytes ${contents.start}–${contents.end})`)
+      result.problems.push(
+        `the unsigned gap (bytes ${gapStart}–${start2}) is not exactly this signature's /Contents value (bytes ${contents.start}–${contents.end})`,
+      )
     }
   }
 

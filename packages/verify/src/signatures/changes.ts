@@ -61,7 +61,8 @@ export class ChangeAnalyzer {
     const problems: string[] = []
     if (doc.skippedStartxref) problems.push('the file ends with a startxref that does not lead to a cross-reference section')
     if (!last || last.eofEnd < 0) problems.push('the last revision has no %%EOF')
-    else if (!onlyWhitespace(doc.bytes, last.eofEnd, doc.bytes.length)) problems.push(`${doc.bytes.length - last.eofEnd} bytes follow the last %%EOF (data appended without a cross-reference update)`)
+    else if (!onlyWhitespace(doc.bytes, last.eofEnd, doc.bytes.length))
+      problems.push(`${doc.bytes.length - last.eofEnd} bytes follow the last %%EOF (data appended without a cross-reference update)`)
     return problems
   }
 
@@ -151,7 +152,9 @@ export class ChangeAnalyzer {
     if (!inUse(oldEntry)) {
       const planted = roles.dangling.get(num)
       if (inUse(newEntry) && planted !== undefined) {
-        return [`object ${num} (${await this.describeAt(num, doc.last)}) was defined after this signature although the signed revision already referred to it (as ${planted}), so a viewer now shows it there`]
+        return [
+          `object ${num} (${await this.describeAt(num, doc.last)}) was defined after this signature although the signed revision already referred to it (as ${planted}), so a viewer now shows it there`,
+        ]
       }
       return []
     }
@@ -160,7 +163,8 @@ export class ChangeAnalyzer {
       return []
     }
     if (!inUse(newEntry)) return [`object ${num} (${label}) was deleted after signing: ${consequence(use)}`]
-    if (generation(oldEntry) !== generation(newEntry)) return [`object ${num} (${label}) was replaced by a new generation after signing, so references to it no longer reach it: ${consequence(use)}`]
+    if (generation(oldEntry) !== generation(newEntry))
+      return [`object ${num} (${label}) was replaced by a new generation after signing, so references to it no longer reach it: ${consequence(use)}`]
     let oldValue: PdfValue
     let newValue: PdfValue
     try {
@@ -191,6 +195,7 @@ export class ChangeAnalyzer {
     if (!pdfEqual(oldTrailer.get('Encrypt'), newTrailer.get('Encrypt'), doc.bytes)) report.disallowed.push('the encryption dictionary (/Encrypt) was changed')
     const oldInfo = await doc.resolve(oldTrailer.get('Info'), base)
     const newInfo = await doc.resolve(newTrailer.get('Info'), doc.last)
-    if (!pdfEqual(oldInfo, newInfo, doc.bytes)) report.notes.push('the document information dictionary (/Info) changed after this signature (metadata only, allowed)')
+    if (!pdfEqual(oldInfo, newInfo, doc.bytes))
+      report.notes.push('the document information dictionary (/Info) changed after this signature (metadata only, allowed)')
   }
 }

@@ -99,7 +99,8 @@ export async function examineSignature(field: SignatureField, context: Signature
   }
   const ranges = result.byteRange.ranges
   const digestOf = (hash: HashName): Promise<Uint8Array | null> => (ranges ? rangesDigest(context, hash, ranges) : Promise.resolve(null))
-  const signedContent = async (): Promise<Uint8Array> => (ranges ? concatBytes(ranges.map(([start, length]) => doc.bytes.subarray(start, start + length))) : new Uint8Array(0))
+  const signedContent = async (): Promise<Uint8Array> =>
+    ranges ? concatBytes(ranges.map(([start, length]) => doc.bytes.subarray(start, start + length))) : new Uint8Array(0)
 
   let signedData: SignedData
   try {
@@ -108,7 +109,8 @@ export async function examineSignature(field: SignatureField, context: Signature
     result.unsupported = `/Contents is not a CMS SignedData structure (${message(error)})`
     return result
   }
-  if (contents.bytes.subarray(signedData.length).some((byte) => byte !== 0)) result.notes.push('/Contents has non-zero bytes after the CMS structure (not signed, ignored)')
+  if (contents.bytes.subarray(signedData.length).some((byte) => byte !== 0))
+    result.notes.push('/Contents has non-zero bytes after the CMS structure (not signed, ignored)')
 
   if (result.kind === 'document-timestamp') {
     const token = contents.bytes.subarray(0, signedData.length)
@@ -130,7 +132,13 @@ export async function examineSignature(field: SignatureField, context: Signature
     return result
   }
   if (signedData.eContentType !== OID.data) result.problems.push(`unexpected encapsulated content type ${signedData.eContentType}`)
-  const signer = await checkSigner({ signedData, expectedContentType: signedData.eContentType, contentDigest: digestOf, content: signedContent, extraCertificates: [...context.anchors.certificates, ...context.extraCertificates] })
+  const signer = await checkSigner({
+    signedData,
+    expectedContentType: signedData.eContentType,
+    contentDigest: digestOf,
+    content: signedContent,
+    extraCertificates: [...context.anchors.certificates, ...context.extraCertificates],
+  })
   result.certificates = signer.certificates
   result.signer = signer.signer
   result.digestAlgorithm = signer.digestAlgorithm
@@ -142,7 +150,8 @@ export async function examineSignature(field: SignatureField, context: Signature
     return result
   }
   if (signer.signingTime) result.claimedSigningTime = signer.signingTime
-  if (subFilter === 'ETSI.CAdES.detached' && !signer.hasSigningCertificateAttribute) result.notes.push('the CAdES signature has no ESS signing-certificate-v2 attribute (required by PAdES)')
+  if (subFilter === 'ETSI.CAdES.detached' && !signer.hasSigningCertificateAttribute)
+    result.notes.push('the CAdES signature has no ESS signing-certificate-v2 attribute (required by PAdES)')
 
   const info = signedData.signerInfos[0]
   const timestampAttribute = info ? findAttribute(info.unsignedAttributes, OID.signatureTimeStamp) : undefined

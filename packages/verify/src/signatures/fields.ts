@@ -40,7 +40,13 @@ export async function findSignatureFields(doc: PdfDocument): Promise<FieldSearch
   const visited = new Set<number>()
   const seenSignatures = new Set<string>()
 
-  const visit = async (node: PdfValue, parentName: string | null, inheritedType: string | null, inheritedValue: PdfValue | undefined, depth: number): Promise<void> => {
+  const visit = async (
+    node: PdfValue,
+    parentName: string | null,
+    inheritedType: string | null,
+    inheritedValue: PdfValue | undefined,
+    depth: number,
+  ): Promise<void> => {
     if (depth > MAX_DEPTH) {
       result.problems.push('form field tree nested too deeply')
       return
@@ -85,7 +91,9 @@ export async function findSignatureFields(doc: PdfDocument): Promise<FieldSearch
       try {
         container = await doc.getRef(value)
       } catch (error) {
-        result.problems.push(`signature dictionary ${value.toString()} of field "${name ?? '?'}" is unreadable: ${error instanceof Error ? error.message : String(error)}`)
+        result.problems.push(
+          `signature dictionary ${value.toString()} of field "${name ?? '?'}" is unreadable: ${error instanceof Error ? error.message : String(error)}`,
+        )
         return
       }
       signature = container?.value instanceof PdfDict ? container.value : null

@@ -56,7 +56,9 @@ export async function editProblems(check: EditCheck, num: number, kinds: Readonl
   const otherUse = check.roles.otherUses.get(num)
   if (otherUse !== undefined) {
     const roles = [...kinds].map((kind) => KIND_NAMES[kind]).join(' and ')
-    return [`object ${num} is ${roles} but the signed revision also uses it as ${otherUse}, and it was changed: an edit allowed for ${roles} could change what that use shows`]
+    return [
+      `object ${num} is ${roles} but the signed revision also uses it as ${otherUse}, and it was changed: an edit allowed for ${roles} could change what that use shows`,
+    ]
   }
   const problems: string[] = []
   for (const kind of kinds) problems.push(...(await kindProblems(check, kind, num, oldValue, newValue)))
@@ -109,7 +111,13 @@ async function pageProblems(check: EditCheck, num: number, oldPage: PdfDict, new
   return problems
 }
 
-async function emptyFieldProblems(check: EditCheck, kind: 'empty-signature-field' | 'empty-signature-widget', num: number, oldField: PdfDict, newField: PdfDict): Promise<string[]> {
+async function emptyFieldProblems(
+  check: EditCheck,
+  kind: 'empty-signature-field' | 'empty-signature-widget',
+  num: number,
+  oldField: PdfDict,
+  newField: PdfDict,
+): Promise<string[]> {
   const allowed = kind === 'empty-signature-field' ? FILLED_FIELD_KEYS : FILLED_WIDGET_KEYS
   const keys = changedKeys(oldField, newField, check.doc.bytes)
   const problems = keys.filter((key) => !allowed.has(key)).map((key) => `signature field object ${num}: /${key} was changed`)
@@ -117,7 +125,8 @@ async function emptyFieldProblems(check: EditCheck, kind: 'empty-signature-field
   const field = check.roles.emptySignatureFields.find((candidate) => candidate.num === num || candidate.widgets.includes(num))
   const signed = field ? await filledValue(check, field.num) : null
   for (const key of keys.filter((changed) => changed !== 'V' && allowed.has(changed))) {
-    if (!signed) problems.push(`the ${key === 'AP' ? 'appearance (/AP)' : 'flags (/F)'} of empty signature field object ${num} changed although the field was not signed`)
+    if (!signed)
+      problems.push(`the ${key === 'AP' ? 'appearance (/AP)' : 'flags (/F)'} of empty signature field object ${num} changed although the field was not signed`)
   }
   return problems
 }
@@ -177,7 +186,8 @@ function isAnnotation(dict: PdfDict): boolean {
 async function visibilityProblem(check: EditCheck, annotation: PdfDict, label: string): Promise<string | null> {
   const { doc, last } = check
   const subtype = annotation.name('Subtype')
-  if (subtype !== 'Widget') return `a /${subtype ?? '(no subtype)'} annotation${label} was added as part of a signature field, but only an invisible widget may be added`
+  if (subtype !== 'Widget')
+    return `a /${subtype ?? '(no subtype)'} annotation${label} was added as part of a signature field, but only an invisible widget may be added`
   const flags = await doc.resolve(annotation.get('F'), last)
   if (typeof flags === 'number' && (flags & HIDDEN_FLAG) !== 0) return null
   const numbers: number[] = []
@@ -220,7 +230,8 @@ async function signatureAdditionProblem(check: EditCheck, value: PdfValue): Prom
     if (problem) return problem
   }
   // An invisible widget can still act: an action run on opening the page could change the form.
-  if ([field, ...annotations].some((entry) => entry.has('A') || entry.has('AA'))) return `signature field${label} added after this signature carries an action (/A or /AA)`
+  if ([field, ...annotations].some((entry) => entry.has('A') || entry.has('AA')))
+    return `signature field${label} added after this signature carries an action (/A or /AA)`
   return null
 }
 

@@ -136,7 +136,13 @@ async function readFieldTree(doc: PdfDocument, revision: number, fields: PdfValu
   const fieldsNum = refNum(fields)
   if (fieldsNum !== null) structure.fieldsArrays.add(fieldsNum)
   addKind(structure.kinds, fieldsNum, 'fields-array')
-  const walk = async (value: PdfValue, parentName: string | null, inheritedType: string | null, inheritedValue: PdfValue | undefined, depth: number): Promise<void> => {
+  const walk = async (
+    value: PdfValue,
+    parentName: string | null,
+    inheritedType: string | null,
+    inheritedValue: PdfValue | undefined,
+    depth: number,
+  ): Promise<void> => {
     const num = refNum(value)
     if (num === null || structure.fieldNodes.has(num) || depth > MAX_FIELD_DEPTH) return
     const dict = await doc.resolveDict(value, revision)
@@ -263,9 +269,21 @@ export async function mapSignedRoles(doc: PdfDocument, revision: number): Promis
 
   const trailer = doc.trailer(revision)
   const root = trailer.get('Root')
-  if (root instanceof PdfRef) reach(root, 'protected', () => 'the catalog', () => ['root'])
+  if (root instanceof PdfRef)
+    reach(
+      root,
+      'protected',
+      () => 'the catalog',
+      () => ['root'],
+    )
   const info = trailer.get('Info')
-  if (info instanceof PdfRef) reach(info, 'info', () => 'the trailer /Info', () => ['generic'])
+  if (info instanceof PdfRef)
+    reach(
+      info,
+      'info',
+      () => 'the trailer /Info',
+      () => ['generic'],
+    )
 
   // Breadth-first, so labels are the shortest paths. An object met first as validation data
   // or metadata is walked again when a protected use reaches it.

@@ -68,7 +68,8 @@ export function checkUpdateLayout(doc: PdfDocument, revisionIndex: number): stri
     break
   }
   if (problems.length === 0) {
-    for (const [offset, num] of listed) if (!seen.has(offset)) problems.push(`${where}: the cross-reference entry for object ${num} points into other data (byte ${offset})`)
+    for (const [offset, num] of listed)
+      if (!seen.has(offset)) problems.push(`${where}: the cross-reference entry for object ${num} points into other data (byte ${offset})`)
   }
   return problems
 }

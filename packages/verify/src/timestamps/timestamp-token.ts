@@ -44,7 +44,11 @@ function emptyChain(): ChainResult {
 }
 
 /** `imprintOf(hash)` hashes what the token must cover with the algorithm the token used. */
-export async function checkTimestampToken(token: Uint8Array, imprintOf: (hash: HashName) => Promise<Uint8Array>, context: TimestampContext): Promise<TimestampCheck> {
+export async function checkTimestampToken(
+  token: Uint8Array,
+  imprintOf: (hash: HashName) => Promise<Uint8Array>,
+  context: TimestampContext,
+): Promise<TimestampCheck> {
   const result: TimestampCheck = {
     time: null,
     tsaName: null,
@@ -87,7 +91,10 @@ export async function checkTimestampToken(token: Uint8Array, imprintOf: (hash: H
   const imprint = tstInfo.messageImprint.hashedMessage.valueBlock.valueHexView
   const expected = await imprintOf(imprintHash)
   result.coversData = bytesEqual(imprint, expected)
-  if (!result.coversData) result.problems.push(`the time-stamp's messageImprint (${toHex(imprint).slice(0, 16)}…) is not the ${imprintHash} of the data it should time-stamp (${toHex(expected).slice(0, 16)}…)`)
+  if (!result.coversData)
+    result.problems.push(
+      `the time-stamp's messageImprint (${toHex(imprint).slice(0, 16)}…) is not the ${imprintHash} of the data it should time-stamp (${toHex(expected).slice(0, 16)}…)`,
+    )
 
   const signer = await checkSigner({
     signedData,

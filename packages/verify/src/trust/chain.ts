@@ -76,12 +76,24 @@ async function searchPath(path: Certificate[], candidates: readonly Certificate[
   const selfIssued = issuedBy(current, current)
   if (selfIssued) {
     budget.checks--
-    if ((await signs(current, current)).ok) return { certificates: path, trusted: false, broken: false, problems: [`root "${current.subject}" is not a trust anchor`] }
+    if ((await signs(current, current)).ok)
+      return { certificates: path, trusted: false, broken: false, problems: [`root "${current.subject}" is not a trust anchor`] }
   }
   const named = candidates.filter((candidate) => issuedBy(current, candidate) && !path.some((seen) => sameCertificate(seen, candidate)))
   if (named.length === 0) {
-    if (selfIssued) return { certificates: path, trusted: false, broken: true, problems: [`self-issued certificate "${current.subject}" does not verify with its own key, and no other certificate of that name signed it`] }
-    return { certificates: path, trusted: false, broken: false, problems: [`issuer "${current.issuer}" of "${current.subject}" was not found: chain incomplete`] }
+    if (selfIssued)
+      return {
+        certificates: path,
+        trusted: false,
+        broken: true,
+        problems: [`self-issued certificate "${current.subject}" does not verify with its own key, and no other certificate of that name signed it`],
+      }
+    return {
+      certificates: path,
+      trusted: false,
+      broken: false,
+      problems: [`issuer "${current.issuer}" of "${current.subject}" was not found: chain incomplete`],
+    }
   }
   let best: PathSearch | null = null
   const failures: string[] = []
@@ -98,12 +110,28 @@ async function searchPath(path: Certificate[], candidates: readonly Certificate[
   }
   if (best) return best
   const what = selfIssued ? `self-issued certificate "${current.subject}" does not verify with its own key, nor` : `"${current.subject}" is not signed`
-  return { certificates: path, trusted: false, broken: true, problems: [`${what} by the key of any certificate named "${current.issuer}"${failures.length ? ` (${failures.join('; ')})` : ''}`] }
+  return {
+    certificates: path,
+    trusted: false,
+    broken: true,
+    problems: [`${what} by the key of any certificate named "${current.issuer}"${failures.length ? ` (${failures.join('; ')})` : ''}`],
+  }
 }
 
-export async function validateChain(leaf: Certificate, pool: readonly Certificate[], anchors: TrustAnchors, at: Date, purpose: ChainPurpose): Promise<ChainResult> {
+export async function validateChain(
+  leaf: Certificate,
+  pool: readonly Certificate[],
+  anchors: TrustAnchors,
+  at: Date,
+  purpose: ChainPurpose,
+): Promise<ChainResult> {
   const search = await searchPath([leaf], [...pool, ...anchors.certificates], anchors, { checks: MAX_SIGNATURE_CHECKS })
-  const result: ChainResult = { certificates: search.certificates, valid: !search.broken, trusted: search.trusted && !search.broken, problems: [...search.problems] }
+  const result: ChainResult = {
+    certificates: search.certificates,
+    valid: !search.broken,
+    trusted: search.trusted && !search.broken,
+    problems: [...search.problems],
+  }
   const fail = (problem: string): void => {
     result.valid = false
     result.problems.push(problem)
@@ -120,17 +148,20 @@ export async function validateChain(leaf: Certificate, pool: readonly Certificat
       if (purpose === 'signature' && certificate.keyUsage && !certificate.keyUsage.has('digitalSignature') && !certificate.keyUsage.has('nonRepudiation')) {
         fail(`${name} may not sign documents (keyUsage lacks digitalSignature and nonRepudiation)`)
       }
-      if (purpose === 'timestamp' && !certificate.extendedKeyUsage?.includes(OID.timeStamping)) fail(`${name} is not a time-stamping certificate (extendedKeyUsage lacks timeStamping)`)
+      if (purpose === 'timestamp' && !certificate.extendedKeyUsage?.includes(OID.timeStamping))
+        fail(`${name} is not a time-stamping certificate (extendedKeyUsage lacks timeStamping)`)
       continue
     }
     const isAnchor = anchors.pins.has(certificate.spkiPin)
     const constraints = certificate.basicConstraints
     // Version 1 certificates predate extensions; they may act as CAs (common for old roots).
-    if (constraints ? !constraints.ca : certificate.version >= 3 && !isAnchor) fail(`${name} is not a CA certificate but issued "${result.certificates[index - 1]?.subject}"`)
+    if (constraints ? !constraints.ca : certificate.version >= 3 && !isAnchor)
+      fail(`${name} is not a CA certificate but issued "${result.certificates[index - 1]?.subject}"`)
     if (certificate.keyUsage && !certificate.keyUsage.has('keyCertSign')) fail(`${name} may not sign certificates (keyUsage lacks keyCertSign)`)
     // pathLenConstraint: how many non-self-issued intermediates may follow below this CA (RFC 5280 4.2.1.9).
     const below = result.certificates.slice(1, index).filter((intermediate) => !issuedBy(intermediate, intermediate)).length
-    if (constraints?.pathLength !== null && constraints?.pathLength !== undefined && below > constraints.pathLength) fail(`${name} allows ${constraints.pathLength} intermediate certificates below it, found ${below}`)
+    if (constraints?.pathLength !== null && constraints?.pathLength !== undefined && below > constraints.pathLength)
+      fail(`${name} allows ${constraints.pathLength} intermediate certificates below it, found ${below}`)
   }
   return result
 }

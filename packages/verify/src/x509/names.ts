@@ -28,7 +28,10 @@ function valueText(value: unknown): string {
 }
 
 function escape(text: string): string {
-  return text.replace(/([,+"\\<>;])/g, '\\$1').replace(/^([ #])/, '\\$1').replace(/ $/, '\\ ')
+  return text
+    .replace(/([,+"\\<>;])/g, '\\$1')
+    .replace(/^([ #])/, '\\$1')
+    .replace(/ $/, '\\ ')
 }
 
 export interface NameParts {

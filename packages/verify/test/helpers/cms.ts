@@ -11,7 +11,23 @@ export async function opensslCmsSign(data: Uint8Array, signer: Identity, chain: 
   const dir = await mkdtemp(join(tmpdir(), 'signet-cms-'))
   await writeFile(join(dir, 'data.bin'), data)
   await writeFile(join(dir, 'chain.pem'), chain.map((identity) => identity.certPem).join(''))
-  const args = ['cms', '-sign', '-binary', '-in', 'data.bin', '-signer', signer.certFile, '-inkey', signer.keyFile, '-outform', 'DER', '-md', md, '-out', 'sig.der']
+  const args = [
+    'cms',
+    '-sign',
+    '-binary',
+    '-in',
+    'data.bin',
+    '-signer',
+    signer.certFile,
+    '-inkey',
+    signer.keyFile,
+    '-outform',
+    'DER',
+    '-md',
+    md,
+    '-out',
+    'sig.der',
+  ]
   if (chain.length > 0) args.push('-certfile', 'chain.pem')
   args.push(...extra)
   await openssl(dir, ...args)
@@ -30,7 +46,15 @@ export async function pkcs7Placeholder(base: Uint8Array, signer: CryptoKeySigner
  * (written into the file first, same width), so the CMS is cryptographically valid
  * for exactly those bytes whatever they are.
  */
-export async function resignWithOpenssl(pdf: Uint8Array, signer: Identity, chain: Identity[], byteRange?: readonly number[], index = 0, md = 'sha256', extra: string[] = []): Promise<Uint8Array> {
+export async function resignWithOpenssl(
+  pdf: Uint8Array,
+  signer: Identity,
+  chain: Identity[],
+  byteRange?: readonly number[],
+  index = 0,
+  md = 'sha256',
+  extra: string[] = [],
+): Promise<Uint8Array> {
   let location = locateSignature(pdf, index)
   let bytes = pdf
   if (byteRange) {

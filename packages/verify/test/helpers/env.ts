@@ -6,7 +6,9 @@ import { promisify } from 'node:util'
 
 const run = promisify(execFile)
 
-export async function tempDir(prefix = 'signet-verify-'): Promise<{ dir: string; file: (name: string, bytes: Uint8Array | string) => Promise<string>; cleanup: () => Promise<void> }> {
+export async function tempDir(
+  prefix = 'signet-verify-',
+): Promise<{ dir: string; file: (name: string, bytes: Uint8Array | string) => Promise<string>; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix))
   return {
     dir,
@@ -21,7 +23,10 @@ export async function tempDir(prefix = 'signet-verify-'): Promise<{ dir: string;
 
 /** pdfsig's report (its exit code is 0 even on a digest mismatch, so only the text counts). */
 export async function pdfsig(file: string): Promise<string> {
-  const result = await run('pdfsig', ['-no-ocsp', file], { encoding: 'utf8' }).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }))
+  const result = await run('pdfsig', ['-no-ocsp', file], { encoding: 'utf8' }).catch((error: { stdout?: string; stderr?: string }) => ({
+    stdout: error.stdout ?? '',
+    stderr: error.stderr ?? '',
+  }))
   return `${result.stdout}\n${result.stderr}`
 }
 

@@ -48,7 +48,9 @@ export function handmadePdf(options: HandmadeOptions): Uint8Array {
 
   let text = '%PDF-1.7\n%\xe2\xe3\xcf\xd3\n'
   const offsets = new Map<number, number>()
-  for (const num of Object.keys(plain).map(Number).sort((a, b) => a - b)) {
+  for (const num of Object.keys(plain)
+    .map(Number)
+    .sort((a, b) => a - b)) {
     offsets.set(num, text.length)
     text += `${num} 0 obj\n${plain[num]}\nendobj\n`
   }

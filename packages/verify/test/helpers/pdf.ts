@@ -50,7 +50,11 @@ export function locateSignature(bytes: Uint8Array, index = 0): SignatureLocation
   if (at < 0) throw new Error('no /ByteRange')
   const byteRangeStart = text.indexOf('[', at)
   const byteRangeEnd = text.indexOf(']', byteRangeStart)
-  const numbers = text.slice(byteRangeStart + 1, byteRangeEnd).trim().split(/\s+/).map(Number) as [number, number, number, number]
+  const numbers = text
+    .slice(byteRangeStart + 1, byteRangeEnd)
+    .trim()
+    .split(/\s+/)
+    .map(Number) as [number, number, number, number]
   const contentsKey = text.indexOf('/Contents', at - 400 > 0 ? at - 400 : 0)
   const contentsStart = text.indexOf('<', contentsKey)
   const contentsEnd = text.indexOf('>', contentsStart) + 1

@@ -66,7 +66,24 @@ async function identity(dir: string, prefix: string): Promise<Identity> {
 export async function createRoot(dir: string, prefix: string, subject: string, kind: KeyKind = 'ec'): Promise<Identity> {
   await writeFile(join(dir, 'openssl.cnf'), CONFIG)
   await keypair(dir, kind, `${prefix}.key`)
-  await openssl(dir, 'req', '-new', '-x509', '-config', 'openssl.cnf', '-key', `${prefix}.key`, '-subj', subject, '-days', '30', '-extensions', 'root_ext', '-out', `${prefix}.pem`)
+  await openssl(
+    dir,
+    'req',
+    '-new',
+    '-x509',
+    '-config',
+    'openssl.cnf',
+    '-key',
+    `${prefix}.key`,
+    '-subj',
+    subject,
+    '-days',
+    '30',
+    '-extensions',
+    'root_ext',
+    '-out',
+    `${prefix}.pem`,
+  )
   return identity(dir, prefix)
 }
 
@@ -75,7 +92,26 @@ export async function createLeaf(dir: string, prefix: string, subject: string, i
   await writeFile(join(dir, 'openssl.cnf'), CONFIG)
   await keypair(dir, kind, `${prefix}.key`)
   await openssl(dir, 'req', '-new', '-config', 'openssl.cnf', '-key', `${prefix}.key`, '-subj', subject, '-out', `${prefix}.csr`)
-  await openssl(dir, 'x509', '-req', '-in', `${prefix}.csr`, '-CA', issuer.certFile, '-CAkey', issuer.keyFile, '-CAcreateserial', '-days', String(days), '-extfile', 'openssl.cnf', '-extensions', 'leaf_ext', '-out', `${prefix}.pem`)
+  await openssl(
+    dir,
+    'x509',
+    '-req',
+    '-in',
+    `${prefix}.csr`,
+    '-CA',
+    issuer.certFile,
+    '-CAkey',
+    issuer.keyFile,
+    '-CAcreateserial',
+    '-days',
+    String(days),
+    '-extfile',
+    'openssl.cnf',
+    '-extensions',
+    'leaf_ext',
+    '-out',
+    `${prefix}.pem`,
+  )
   return identity(dir, prefix)
 }
 
@@ -87,7 +123,26 @@ export async function createRolloverCertificate(dir: string, prefix: string, sub
   await writeFile(join(dir, 'openssl.cnf'), CONFIG)
   await keypair(dir, 'ec', `${prefix}.key`)
   await openssl(dir, 'req', '-new', '-config', 'openssl.cnf', '-key', `${prefix}.key`, '-subj', subject, '-out', `${prefix}.csr`)
-  await openssl(dir, 'x509', '-req', '-in', `${prefix}.csr`, '-CA', issuer.certFile, '-CAkey', issuer.keyFile, '-CAcreateserial', '-days', '30', '-extfile', 'openssl.cnf', '-extensions', 'root_ext', '-out', `${prefix}.pem`)
+  await openssl(
+    dir,
+    'x509',
+    '-req',
+    '-in',
+    `${prefix}.csr`,
+    '-CA',
+    issuer.certFile,
+    '-CAkey',
+    issuer.keyFile,
+    '-CAcreateserial',
+    '-days',
+    '30',
+    '-extfile',
+    'openssl.cnf',
+    '-extensions',
+    'root_ext',
+    '-out',
+    `${prefix}.pem`,
+  )
   return identity(dir, prefix)
 }
 
@@ -95,14 +150,36 @@ export async function createPki(dir: string, kind: KeyKind = 'ec', name = 'Signe
   const root = await createRoot(dir, `${kind}-root`, `/CN=${name} Root/O=Signet Tests`, kind)
   const leaf = await createLeaf(dir, `${kind}-leaf`, `/CN=${name} Seal/O=Signet Tests`, root, kind)
   const p12File = join(dir, `${kind}-leaf.p12`)
-  await openssl(dir, 'pkcs12', '-export', '-in', leaf.certFile, '-inkey', leaf.keyFile, '-certfile', root.certFile, '-name', 'signet-seal', '-passout', 'pass:test', '-out', p12File)
+  await openssl(
+    dir,
+    'pkcs12',
+    '-export',
+    '-in',
+    leaf.certFile,
+    '-inkey',
+    leaf.keyFile,
+    '-certfile',
+    root.certFile,
+    '-name',
+    'signet-seal',
+    '-passout',
+    'pass:test',
+    '-out',
+    p12File,
+  )
   return { dir, kind, root, leaf, p12File }
 }
 
 export type RsaScheme = 'RSASSA-PKCS1-v1_5' | 'RSA-PSS'
 
 /** A libpdf signer for the leaf, with the root as chain. RSA keys are bound to one hash by Web Crypto. */
-export async function signerFor(leaf: Identity, chain: Identity[], kind: KeyKind, hash: 'SHA-256' | 'SHA-384' | 'SHA-512' = 'SHA-256', rsaScheme: RsaScheme = 'RSASSA-PKCS1-v1_5'): Promise<CryptoKeySigner> {
+export async function signerFor(
+  leaf: Identity,
+  chain: Identity[],
+  kind: KeyKind,
+  hash: 'SHA-256' | 'SHA-384' | 'SHA-512' = 'SHA-256',
+  rsaScheme: RsaScheme = 'RSASSA-PKCS1-v1_5',
+): Promise<CryptoKeySigner> {
   const chainDers = chain.map((identity) => identity.certDer)
   if (kind === 'ec') {
     const key = await crypto.subtle.importKey('pkcs8', leaf.keyDer, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign'])

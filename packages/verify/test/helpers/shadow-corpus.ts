@@ -99,7 +99,10 @@ const clauseHidden = '<< /Order [8 0 R] /OFF [8 0 R] >>'
 function overlay(subtype: string): Record<number, string> {
   return {
     40: `<< /Type /Annot /Subtype /${subtype} /FT /Sig /T (Approval) /Rect [50 600 562 760] /F 4 /P 3 0 R /AP << /N 41 0 R >> >>`,
-    41: streamObject(`1 1 1 rg 0 0 512 160 re f 0 0 0 rg BT /F1 24 Tf 22 100 Td (${FORGED_TEXT}) Tj ET`, '/Type /XObject /Subtype /Form /BBox [0 0 512 160] /Resources << /Font << /F1 4 0 R >> >>'),
+    41: streamObject(
+      `1 1 1 rg 0 0 512 160 re f 0 0 0 rg BT /F1 24 Tf 22 100 Td (${FORGED_TEXT}) Tj ET`,
+      '/Type /XObject /Subtype /Form /BBox [0 0 512 160] /Resources << /Font << /F1 4 0 R >> >>',
+    ),
   }
 }
 

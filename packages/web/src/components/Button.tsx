@@ -36,7 +36,12 @@ export function buttonClass(variant: ButtonVariant = 'primary', size: 'sm' | 'md
 
 export function Button({ variant = 'primary', size = 'md', loading = false, asChild = false, className, children, disabled, type, ...rest }: ButtonProps) {
   const classes = buttonClass(variant, size, className)
-  if (asChild) return <Slot className={classes} {...rest}>{children}</Slot>
+  if (asChild)
+    return (
+      <Slot className={classes} {...rest}>
+        {children}
+      </Slot>
+    )
   return (
     <button type={type ?? 'button'} className={classes} disabled={disabled || loading} aria-busy={loading || undefined} {...rest}>
       {loading && <Spinner className="size-4" />}

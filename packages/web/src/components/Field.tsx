@@ -43,7 +43,12 @@ export function Field({ label, error, hint, required, className, children }: Fie
     <div className={cn('flex flex-col gap-1.5', className)}>
       <Label htmlFor={id}>
         {label}
-        {required && <span className="text-red-700" aria-hidden="true"> *</span>}
+        {required && (
+          <span className="text-red-700" aria-hidden="true">
+            {' '}
+            *
+          </span>
+        )}
       </Label>
       <FieldContext.Provider value={control}>{children}</FieldContext.Provider>
       {hint && (

@@ -10,7 +10,7 @@ describe('formatPeriod', () => {
     expect(formatPeriod('2027-01')).toBe('January 2027')
   })
 
-  it('follows the reader\'s locale and shows an unexpected value as it is', () => {
+  it("follows the reader's locale and shows an unexpected value as it is", () => {
     expect(formatPeriod('2026-11')).toBe(new Intl.DateTimeFormat(reader, { month: 'long', year: 'numeric' }).format(new Date(2026, 10, 15)))
     expect(formatPeriod('current')).toBe('current')
   })

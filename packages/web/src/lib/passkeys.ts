@@ -38,12 +38,14 @@ export function passkeyErrorText(error: unknown): string {
   if (isApiError(error)) return error.message
   const name = error instanceof WebAuthnError ? ((error.cause as Error | undefined)?.name ?? error.name) : error instanceof Error ? error.name : ''
   const code = error instanceof WebAuthnError ? error.code : null
-  if (code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED' || name === 'InvalidStateError') return 'This device already holds a passkey for your account: it is in the list.'
+  if (code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED' || name === 'InvalidStateError')
+    return 'This device already holds a passkey for your account: it is in the list.'
   if (code === 'ERROR_INVALID_DOMAIN' || code === 'ERROR_INVALID_RP_ID' || name === 'SecurityError')
     return 'Passkeys work only on the address this Signet instance is set up for (its PUBLIC_URL), over HTTPS or on localhost.'
   if (name === 'NotAllowedError' || name === 'AbortError' || code === 'ERROR_CEREMONY_ABORTED')
     return 'No passkey was used: the prompt was closed, timed out, or this device has no passkey for this site. Try again, or choose another way.'
-  if (code === 'ERROR_AUTHENTICATOR_MISSING_USER_VERIFICATION_SUPPORT') return 'This authenticator cannot check a PIN or fingerprint, which signing in with a passkey alone needs.'
+  if (code === 'ERROR_AUTHENTICATOR_MISSING_USER_VERIFICATION_SUPPORT')
+    return 'This authenticator cannot check a PIN or fingerprint, which signing in with a passkey alone needs.'
   return error instanceof Error ? error.message : 'The passkey could not be used. Try again.'
 }
 

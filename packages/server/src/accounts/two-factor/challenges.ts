@@ -41,7 +41,9 @@ export async function issueCookieChallenge(
   await pruneExpired(tx, now)
   const token = randomToken(32)
   const expiresAt = new Date(now.getTime() + TTL_MS[purpose])
-  await tx.insert(authChallenges).values({ tokenHash: sha256Hex(token), purpose, userId: details.userId, challenge: details.challenge, createdAt: now, expiresAt })
+  await tx
+    .insert(authChallenges)
+    .values({ tokenHash: sha256Hex(token), purpose, userId: details.userId, challenge: details.challenge, createdAt: now, expiresAt })
   return { token, expiresAt }
 }
 
@@ -49,7 +51,10 @@ export async function issueCookieChallenge(
 export async function findCookieChallenge(db: Db, purpose: 'second_factor' | 'passkey_sign_in', token: string | undefined, now: Date): Promise<AuthChallenge> {
   const presentedHash = token && TOKEN_PATTERN.test(token) ? sha256Hex(token) : null
   const [row] = presentedHash
-    ? await db.select().from(authChallenges).where(and(eq(authChallenges.tokenHash, presentedHash), eq(authChallenges.purpose, purpose)))
+    ? await db
+        .select()
+        .from(authChallenges)
+        .where(and(eq(authChallenges.tokenHash, presentedHash), eq(authChallenges.purpose, purpose)))
     : []
   if (!row || !presentedHash || !row.tokenHash || !digestsEqual(row.tokenHash, presentedHash) || row.expiresAt <= now) {
     throw new AppError('gone', SIGN_IN_AGAIN)
@@ -75,7 +80,10 @@ export async function issueSessionChallenge(
 }
 
 export async function findSessionChallenge(db: Db, purpose: 'passkey_registration' | 'totp_enrollment', sessionId: string, now: Date): Promise<AuthChallenge> {
-  const [row] = await db.select().from(authChallenges).where(and(eq(authChallenges.sessionId, sessionId), eq(authChallenges.purpose, purpose)))
+  const [row] = await db
+    .select()
+    .from(authChallenges)
+    .where(and(eq(authChallenges.sessionId, sessionId), eq(authChallenges.purpose, purpose)))
   if (!row || row.expiresAt <= now) throw new AppError('gone', START_AGAIN)
   return row
 }

@@ -75,7 +75,14 @@ async function recoveryCodesForNewFactor(tx: Db, userId: string, hadFactor: bool
   return hadFactor ? null : replaceRecoveryCodes(tx, userId, now)
 }
 
-async function notify(tx: Db, services: TwoFactorServices, session: SignedInSession, kind: AccountEventKind, origin: Client, details?: Record<string, unknown>) {
+async function notify(
+  tx: Db,
+  services: TwoFactorServices,
+  session: SignedInSession,
+  kind: AccountEventKind,
+  origin: Client,
+  details?: Record<string, unknown>,
+) {
   await recordAndNotify(tx, services.config, { id: session.userId, email: session.email, name: session.name }, { kind, origin, details }, services.clock.now())
 }
 
@@ -144,7 +151,12 @@ export async function startPasskeySetup(services: TwoFactorServices, session: Si
   await requireCurrentPassword(services, session, input.password, origin)
   const rp = relyingPartyOf(services.config)
   const options = await registrationOptions(rp, { id: session.userId, email: session.email, name: session.name }, await passkeysOf(services.db, session.userId))
-  await issueSessionChallenge(services.db, 'passkey_registration', { userId: session.userId, sessionId: session.sessionId, challenge: options.challenge }, services.clock.now())
+  await issueSessionChallenge(
+    services.db,
+    'passkey_registration',
+    { userId: session.userId, sessionId: session.sessionId, challenge: options.challenge },
+    services.clock.now(),
+  )
   return { options: options as unknown as Record<string, unknown> }
 }
 
@@ -172,7 +184,13 @@ export async function addPasskey(
   return result
 }
 
-export async function removePasskey(services: TwoFactorServices, session: SignedInSession, passkeyId: string, input: { password: string }, origin: Client): Promise<void> {
+export async function removePasskey(
+  services: TwoFactorServices,
+  session: SignedInSession,
+  passkeyId: string,
+  input: { password: string },
+  origin: Client,
+): Promise<void> {
   await requireCurrentPassword(services, session, input.password, origin)
   const keys = await passkeysOf(services.db, session.userId)
   const passkey = isUuid(passkeyId) ? keys.find((key) => key.id === passkeyId) : undefined
@@ -187,9 +205,15 @@ export async function removePasskey(services: TwoFactorServices, session: Signed
   services.mail.kick()
 }
 
-export async function regenerateRecoveryCodes(services: TwoFactorServices, session: SignedInSession, input: { password: string }, origin: Client): Promise<{ recovery_codes: string[] }> {
+export async function regenerateRecoveryCodes(
+  services: TwoFactorServices,
+  session: SignedInSession,
+  input: { password: string },
+  origin: Client,
+): Promise<{ recovery_codes: string[] }> {
   await requireCurrentPassword(services, session, input.password, origin)
-  if (!(await hasSecondFactor(services.db, session.userId))) throw new AppError('conflict', 'Set up an authenticator app or a passkey first: recovery codes stand in for one.')
+  if (!(await hasSecondFactor(services.db, session.userId)))
+    throw new AppError('conflict', 'Set up an authenticator app or a passkey first: recovery codes stand in for one.')
   const codes = await services.db.transaction(async (tx) => {
     const fresh = await replaceRecoveryCodes(tx, session.userId, services.clock.now())
     await notify(tx, services, session, 'recovery_codes.generated', origin)
@@ -201,7 +225,12 @@ export async function regenerateRecoveryCodes(services: TwoFactorServices, sessi
 
 /** The user's own security log, newest first. */
 export async function listAccountEvents(db: Db, session: SignedInSession) {
-  const rows = await db.select().from(accountEvents).where(eq(accountEvents.userId, session.userId)).orderBy(desc(accountEvents.createdAt), desc(accountEvents.id)).limit(100)
+  const rows = await db
+    .select()
+    .from(accountEvents)
+    .where(eq(accountEvents.userId, session.userId))
+    .orderBy(desc(accountEvents.createdAt), desc(accountEvents.id))
+    .limit(100)
   return {
     events: rows.map((row) => ({
       kind: row.kind,

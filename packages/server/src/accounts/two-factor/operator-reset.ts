@@ -21,19 +21,29 @@ export async function resetTwoFactor(
 ): Promise<void> {
   const user = await findUser(services.db, target)
   await services.db.transaction(async (tx) => {
-    await tx.update(users).set({ totpSecretCiphertext: null, totpEnabledAt: null, totpLastStep: null, failedLogins: 0, lockedUntil: null }).where(eq(users.id, user.id))
+    await tx
+      .update(users)
+      .set({ totpSecretCiphertext: null, totpEnabledAt: null, totpLastStep: null, failedLogins: 0, lockedUntil: null })
+      .where(eq(users.id, user.id))
     await tx.delete(passkeys).where(eq(passkeys.userId, user.id))
     await deleteRecoveryCodes(tx, user.id)
     await tx.delete(authChallenges).where(eq(authChallenges.userId, user.id))
     await endUserSessions(tx, user.id)
-    await recordAndNotify(tx, services.config, user, { kind: 'two_factor.reset_by_operator', actorUserId: by.operatorId, origin: by.origin }, services.clock.now())
+    await recordAndNotify(
+      tx,
+      services.config,
+      user,
+      { kind: 'two_factor.reset_by_operator', actorUserId: by.operatorId, origin: by.origin },
+      services.clock.now(),
+    )
   })
   // The CLI without a running server has no dispatcher: the notice waits in the outbox for the next start.
   services.mail?.kick()
 }
 
 async function findUser(db: Db, target: { userId?: string; email?: string }) {
-  const where = target.userId !== undefined ? (isUuid(target.userId) ? eq(users.id, target.userId) : undefined) : eq(users.email, (target.email ?? '').trim().toLowerCase())
+  const where =
+    target.userId !== undefined ? (isUuid(target.userId) ? eq(users.id, target.userId) : undefined) : eq(users.email, (target.email ?? '').trim().toLowerCase())
   const [user] = where ? await db.select({ id: users.id, email: users.email, name: users.name }).from(users).where(where) : []
   if (!user) throw notFound('No such user.')
   return user

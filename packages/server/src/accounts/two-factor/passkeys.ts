@@ -40,7 +40,11 @@ export const passkeysOf = (db: Db, userId: string): Promise<Passkey[]> =>
 const descriptorOf = (passkey: Passkey) => ({ id: passkey.credentialId, transports: passkey.transports ?? undefined })
 
 /** What the browser needs to make a passkey for this user; their existing ones are excluded (one per authenticator). */
-export function registrationOptions(rp: RelyingParty, user: { id: string; email: string; name: string }, existing: Passkey[]): Promise<PublicKeyCredentialCreationOptionsJSON> {
+export function registrationOptions(
+  rp: RelyingParty,
+  user: { id: string; email: string; name: string },
+  existing: Passkey[],
+): Promise<PublicKeyCredentialCreationOptionsJSON> {
   return generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -128,7 +132,12 @@ export async function verifyPasskeyAnswer(
     expectedChallenge: input.expectedChallenge,
     expectedOrigin: rp.origin,
     expectedRPID: rp.id,
-    credential: { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: passkey.counter, transports: passkey.transports ?? undefined },
+    credential: {
+      id: passkey.credentialId,
+      publicKey: new Uint8Array(passkey.publicKey),
+      counter: passkey.counter,
+      transports: passkey.transports ?? undefined,
+    },
     requireUserVerification: input.requireUserVerification,
   }).catch(() => ({ verified: false as const, authenticationInfo: undefined }))
   if (!verification.verified || !verification.authenticationInfo) throw new AppError('unauthenticated', NOT_ACCEPTED)

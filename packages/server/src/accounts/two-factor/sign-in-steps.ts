@@ -52,7 +52,10 @@ export async function afterRightPassword(services: AccountServices, user: { id: 
 async function reserveStepAnswer(services: TwoFactorServices, token: string | undefined) {
   const now = services.clock.now()
   const step = await findCookieChallenge(services.db, 'second_factor', token, now)
-  const [user] = await services.db.select().from(users).where(eq(users.id, step.userId ?? ''))
+  const [user] = await services.db
+    .select()
+    .from(users)
+    .where(eq(users.id, step.userId ?? ''))
   if (!user || user.disabledAt) throw new AppError('gone', 'This sign-in step has expired or had too many wrong codes. Sign in again.')
   refuseLockedAccount(user, now)
   await reserveAnswer(services.db, step.id)
@@ -61,7 +64,13 @@ async function reserveStepAnswer(services: TwoFactorServices, token: string | un
 }
 
 /** The step was answered: it is used up (a concurrent right answer loses) and the session starts. */
-async function finishStep(services: TwoFactorServices, step: AuthChallenge, user: typeof users.$inferSelect, client: Client, method: 'password+totp' | 'password+passkey' | 'password+recovery_code'): Promise<SignedIn> {
+async function finishStep(
+  services: TwoFactorServices,
+  step: AuthChallenge,
+  user: typeof users.$inferSelect,
+  client: Client,
+  method: 'password+totp' | 'password+passkey' | 'password+recovery_code',
+): Promise<SignedIn> {
   if (!(await deleteChallenge(services.db, step.id))) throw new AppError('gone', 'This sign-in step has already been used. Sign in again.')
   return completeSignIn(services, user, client, { method, secondFactor: true })
 }
@@ -85,7 +94,13 @@ export async function finishWithRecoveryCode(services: TwoFactorServices, token:
   if (!(await useRecoveryCode(services.db, user.id, code, now))) return wrongAnswer(WRONG_RECOVERY_CODE)
   const left = await remainingRecoveryCodes(services.db, user.id)
   await services.db.transaction((tx) =>
-    recordAndNotify(tx, services.config, user, { kind: 'recovery_code.used', origin: { ip: client.ip, userAgent: client.userAgent }, details: { codes_left: left } }, now),
+    recordAndNotify(
+      tx,
+      services.config,
+      user,
+      { kind: 'recovery_code.used', origin: { ip: client.ip, userAgent: client.userAgent }, details: { codes_left: left } },
+      now,
+    ),
   )
   services.mail.kick()
   return finishStep(services, step, user, client, 'password+recovery_code')
@@ -100,10 +115,20 @@ export async function passkeyOptionsForStep(services: TwoFactorServices, token: 
   return { options: options as unknown as Record<string, unknown> }
 }
 
-export async function finishWithPasskey(services: TwoFactorServices, token: string | undefined, response: AuthenticationResponseJSON, client: Client): Promise<SignedIn> {
+export async function finishWithPasskey(
+  services: TwoFactorServices,
+  token: string | undefined,
+  response: AuthenticationResponseJSON,
+  client: Client,
+): Promise<SignedIn> {
   const { step, user, now } = await reserveStepAnswer(services, token)
   if (!step.challenge) throw new AppError('conflict', 'Ask for the passkey options first.')
-  await verifyPasskeyAnswer(services.db, relyingPartyOf(services.config), { expectedChallenge: step.challenge, response, userId: user.id, requireUserVerification: false }, now)
+  await verifyPasskeyAnswer(
+    services.db,
+    relyingPartyOf(services.config),
+    { expectedChallenge: step.challenge, response, userId: user.id, requireUserVerification: false },
+    now,
+  )
   return finishStep(services, step, user, client, 'password+passkey')
 }
 
@@ -115,11 +140,21 @@ export async function startPasskeySignIn(services: TwoFactorServices) {
 }
 
 /** Second half: the passkey names its user; user verification is required, so no other step follows. */
-export async function finishPasskeySignIn(services: TwoFactorServices, token: string | undefined, response: AuthenticationResponseJSON, client: Client): Promise<SignedIn> {
+export async function finishPasskeySignIn(
+  services: TwoFactorServices,
+  token: string | undefined,
+  response: AuthenticationResponseJSON,
+  client: Client,
+): Promise<SignedIn> {
   const now = services.clock.now()
   const step = await findCookieChallenge(services.db, 'passkey_sign_in', token, now)
   if (!(await deleteChallenge(services.db, step.id))) throw new AppError('gone', 'This sign-in step has already been used. Sign in again.')
-  const passkey = await verifyPasskeyAnswer(services.db, relyingPartyOf(services.config), { expectedChallenge: step.challenge ?? '', response, userId: null, requireUserVerification: true }, now)
+  const passkey = await verifyPasskeyAnswer(
+    services.db,
+    relyingPartyOf(services.config),
+    { expectedChallenge: step.challenge ?? '', response, userId: null, requireUserVerification: true },
+    now,
+  )
   const [user] = await services.db.select().from(users).where(eq(users.id, passkey.userId))
   if (!user) throw new AppError('unauthenticated', 'This passkey was not accepted. Try again, or use another way to sign in.')
   if (user.disabledAt) throw new AppError('forbidden', 'This account is disabled. Ask the operator of this Signet instance.')

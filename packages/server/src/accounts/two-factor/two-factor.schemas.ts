@@ -95,12 +95,22 @@ export const RecoveryCodes = Type.Object(
 )
 /** Setting up a first factor also makes recovery codes; later ones do not. */
 export const FactorAdded = Type.Object(
-  { recovery_codes: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'new recovery codes when this was your first second factor; null otherwise' }) },
+  {
+    recovery_codes: Type.Union([Type.Array(Type.String()), Type.Null()], {
+      description: 'new recovery codes when this was your first second factor; null otherwise',
+    }),
+  },
   { additionalProperties: false },
 )
 
 export const PasskeyView = Type.Object(
-  { id: Type.String(), name: Type.String(), created_at: Timestamp, last_used_at: NullableTimestamp, synced: Type.Boolean({ description: 'backed up to a cloud account (a synced passkey)' }) },
+  {
+    id: Type.String(),
+    name: Type.String(),
+    created_at: Timestamp,
+    last_used_at: NullableTimestamp,
+    synced: Type.Boolean({ description: 'backed up to a cloud account (a synced passkey)' }),
+  },
   { additionalProperties: false },
 )
 export type PasskeyView = Static<typeof PasskeyView>

@@ -63,7 +63,13 @@ export async function setWorkspaceTwoFactor(services: TwoFactorServices, actor: 
       .where(eq(memberships.orgId, actor.orgId))
     const kind = input.require_two_factor ? 'workspace.two_factor_required' : 'workspace.two_factor_optional'
     for (const member of members) {
-      await recordAndNotify(tx, services.config, member, { kind, orgId: actor.orgId, actorUserId: owner.id, origin, details: { workspace: actor.orgName } }, now)
+      await recordAndNotify(
+        tx,
+        services.config,
+        member,
+        { kind, orgId: actor.orgId, actorUserId: owner.id, origin, details: { workspace: actor.orgName } },
+        now,
+      )
     }
   })
   services.mail.kick()

@@ -87,7 +87,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ services: Services; vers
         operationId: 'verifyEmail',
         tags,
         security,
-        summary: "Confirm the address from the mailed link; signs in (Set-Cookie)",
+        summary: 'Confirm the address from the mailed link; signs in (Set-Cookie)',
         body: TokenBody,
         response: { 200: Me, 400: badRequest, 403: crossSite, 404: unknownLink, 410: spentLink },
       },

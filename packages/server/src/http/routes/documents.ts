@@ -90,7 +90,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       schema: {
         tags,
         operationId: 'countDocuments',
-        summary: 'Count documents per status (extension): the list\'s tabs in one request',
+        summary: "Count documents per status (extension): the list's tabs in one request",
         querystring: DocumentCountsQuery,
         response: withCommonErrors({ 200: DocumentCounts, 400: { ...ErrorBody, description: 'Invalid query parameter' } }),
       },
@@ -160,7 +160,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       schema: {
         tags,
         operationId: 'resendInvitation',
-        summary: "Mail a signer who has not signed a new invitation (a new link: the earlier one stops working)",
+        summary: 'Mail a signer who has not signed a new invitation (a new link: the earlier one stops working)',
         params: SignerParams,
         response: withCommonErrors({
           202: ResendAccepted,
@@ -179,9 +179,30 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
   )
 
   const downloads = [
-    { path: 'signed-file', operationId: 'downloadSignedPdf', summary: 'Download the flattened signed PDF', get: getSignedFile, type: 'application/pdf' as const, limit: RATE_LIMITS.signedFile },
-    { path: 'certificate', operationId: 'downloadCertificate', summary: 'Download the standalone seal certificate PDF', get: getCertificateFile, type: 'application/pdf' as const, limit: RATE_LIMITS.certificate },
-    { path: 'badge', operationId: 'downloadBadge', summary: 'Download the Verified Badge PNG', get: getBadgeImage, type: 'image/png' as const, limit: RATE_LIMITS.badge },
+    {
+      path: 'signed-file',
+      operationId: 'downloadSignedPdf',
+      summary: 'Download the flattened signed PDF',
+      get: getSignedFile,
+      type: 'application/pdf' as const,
+      limit: RATE_LIMITS.signedFile,
+    },
+    {
+      path: 'certificate',
+      operationId: 'downloadCertificate',
+      summary: 'Download the standalone seal certificate PDF',
+      get: getCertificateFile,
+      type: 'application/pdf' as const,
+      limit: RATE_LIMITS.certificate,
+    },
+    {
+      path: 'badge',
+      operationId: 'downloadBadge',
+      summary: 'Download the Verified Badge PNG',
+      get: getBadgeImage,
+      type: 'image/png' as const,
+      limit: RATE_LIMITS.badge,
+    },
   ]
   for (const download of downloads) {
     app.get(

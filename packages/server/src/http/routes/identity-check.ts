@@ -32,7 +32,8 @@ function documentTypeOf(header: string | undefined): IdentityDocumentType {
  */
 export const identityCheckRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   app.removeAllContentTypeParsers()
-  for (const type of IDENTITY_DOCUMENT_TYPES) app.addContentTypeParser(type, { bodyLimit: MAX_IDENTITY_DOCUMENT_BYTES }, binaryBodyParser(MAX_IDENTITY_DOCUMENT_BYTES))
+  for (const type of IDENTITY_DOCUMENT_TYPES)
+    app.addContentTypeParser(type, { bodyLimit: MAX_IDENTITY_DOCUMENT_BYTES }, binaryBodyParser(MAX_IDENTITY_DOCUMENT_BYTES))
 
   app.get(
     '/identity-check',

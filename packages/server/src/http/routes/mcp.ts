@@ -124,7 +124,10 @@ export const mcpRoutes: FastifyPluginAsync<{ services: Services; version: string
       const response = await transport.handleRequest(webRequestOf(request), { parsedBody: request.body })
       response.headers.forEach((value, name) => void reply.header(name, value))
       const body = await response.text()
-      return reply.status(response.status).header('cache-control', 'no-store').send(body === '' ? undefined : body)
+      return reply
+        .status(response.status)
+        .header('cache-control', 'no-store')
+        .send(body === '' ? undefined : body)
     },
   )
 
@@ -132,7 +135,12 @@ export const mcpRoutes: FastifyPluginAsync<{ services: Services; version: string
     reply
       .status(405)
       .header('allow', 'POST')
-      .send(new AppError('method_not_allowed', 'This MCP endpoint is stateless: send each JSON-RPC request with POST; there is no stream to open or session to end.').body)
+      .send(
+        new AppError(
+          'method_not_allowed',
+          'This MCP endpoint is stateless: send each JSON-RPC request with POST; there is no stream to open or session to end.',
+        ).body,
+      )
   app.get('/api/mcp', { schema: { hide: true } }, stateless)
   app.delete('/api/mcp', { schema: { hide: true } }, stateless)
 }

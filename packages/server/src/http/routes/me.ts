@@ -1,6 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ChangePasswordBody, CreateWorkspaceBody, IdParams, Me, SessionList, SwitchWorkspaceBody, TokenParams, UpdateMeBody } from '../../accounts/accounts.schemas.ts'
+import {
+  ChangePasswordBody,
+  CreateWorkspaceBody,
+  IdParams,
+  Me,
+  SessionList,
+  SwitchWorkspaceBody,
+  TokenParams,
+  UpdateMeBody,
+} from '../../accounts/accounts.schemas.ts'
 import { acceptInvitation } from '../../accounts/invitations.ts'
 import { changePassword } from '../../accounts/log-in.ts'
 import { createWorkspace, meOf, switchWorkspace, updateMe } from '../../accounts/me.ts'
@@ -22,14 +31,29 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async
 
   app.get(
     '/me',
-    { schema: { operationId: 'getMe', tags, security, summary: 'The signed-in user, the selected workspace and all of theirs', response: withCommonErrors({ 200: Me }) } },
+    {
+      schema: {
+        operationId: 'getMe',
+        tags,
+        security,
+        summary: 'The signed-in user, the selected workspace and all of theirs',
+        response: withCommonErrors({ 200: Me }),
+      },
+    },
     async (request) => meOf(db, sessionOf(request)),
   )
 
   app.patch(
     '/me',
     {
-      schema: { operationId: 'updateMe', tags, security, summary: 'Change your name', body: UpdateMeBody, response: withCommonErrors({ 200: Me, 400: badRequest, 403: crossSite }) },
+      schema: {
+        operationId: 'updateMe',
+        tags,
+        security,
+        summary: 'Change your name',
+        body: UpdateMeBody,
+        response: withCommonErrors({ 200: Me, 400: badRequest, 403: crossSite }),
+      },
     },
     async (request) => updateMe(db, sessionOf(request), request.body),
   )
@@ -59,7 +83,15 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async
 
   app.get(
     '/me/sessions',
-    { schema: { operationId: 'listSessions', tags, security, summary: 'Your sessions, most recently used first', response: withCommonErrors({ 200: SessionList }) } },
+    {
+      schema: {
+        operationId: 'listSessions',
+        tags,
+        security,
+        summary: 'Your sessions, most recently used first',
+        response: withCommonErrors({ 200: SessionList }),
+      },
+    },
     async (request) => listSessions(db, sessionOf(request)),
   )
 
@@ -72,7 +104,11 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async
         security,
         summary: 'End one of your sessions (ending the current one signs this browser out)',
         params: IdParams,
-        response: withCommonErrors({ 204: Type.Null({ description: 'Ended' }), 403: crossSite, 404: { ...ErrorBody, description: 'No such session of yours' } }),
+        response: withCommonErrors({
+          204: Type.Null({ description: 'Ended' }),
+          403: crossSite,
+          404: { ...ErrorBody, description: 'No such session of yours' },
+        }),
       },
     },
     async (request, reply) => {

@@ -10,7 +10,10 @@ import { ErrorBody, withCommonErrors } from '../schemas.ts'
 
 const tags = ['Members']
 const security = [{ sessionCookie: [] }]
-const forbidden = { ...ErrorBody, description: "Only the workspace's owners and admins manage members (and only an owner makes or changes an owner); or a cross-site request" }
+const forbidden = {
+  ...ErrorBody,
+  description: "Only the workspace's owners and admins manage members (and only an owner makes or changes an owner); or a cross-site request",
+}
 const noMember = { ...ErrorBody, description: 'No such member in this workspace' }
 const lastOwner = { ...ErrorBody, description: 'The last owner can neither leave, be removed nor be demoted' }
 
@@ -26,7 +29,15 @@ export const memberRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
 
   app.get(
     '/members',
-    { schema: { operationId: 'listMembers', tags, security, summary: "The workspace's members and pending invitations", response: withCommonErrors({ 200: MemberList, 403: forbidden }) } },
+    {
+      schema: {
+        operationId: 'listMembers',
+        tags,
+        security,
+        summary: "The workspace's members and pending invitations",
+        response: withCommonErrors({ 200: MemberList, 403: forbidden }),
+      },
+    },
     async (request) => listMembers(db, signedInActor(request), services.clock.now()),
   )
 
@@ -59,7 +70,11 @@ export const memberRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         security,
         summary: 'Revoke a pending invitation (its link stops working)',
         params: IdParams,
-        response: withCommonErrors({ 204: Type.Null({ description: 'Revoked' }), 403: forbidden, 404: { ...ErrorBody, description: 'No such pending invitation' } }),
+        response: withCommonErrors({
+          204: Type.Null({ description: 'Revoked' }),
+          403: forbidden,
+          404: { ...ErrorBody, description: 'No such pending invitation' },
+        }),
       },
     },
     async (request, reply) => {

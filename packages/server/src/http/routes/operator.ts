@@ -18,7 +18,11 @@ import { listUsers, promoteToOperator, setUserDisabledAsOperator } from '../../o
 import {
   IDENTITY_DOCUMENT_TYPES,
   IdentityCheckIdParams,
-  IdentityCheckQueue, IdentityCheckRecord, IdentityDecisionBody, ListIdentityChecksQuery } from '../../orgs/identity-checks.schemas.ts'
+  IdentityCheckQueue,
+  IdentityCheckRecord,
+  IdentityDecisionBody,
+  ListIdentityChecksQuery,
+} from '../../orgs/identity-checks.schemas.ts'
 import type { Services } from '../../services.ts'
 import { actorOf } from '../auth.ts'
 import { ErrorBody, withCommonErrors } from '../schemas.ts'
@@ -31,8 +35,19 @@ const noUser = { ...ErrorBody, description: 'No such user' }
 const noCheck = { ...ErrorBody, description: 'No such identity check' }
 
 /** An Operator route's options: its tag, its own responses, and the 403 every Operator route gives anyone who is not an operator. */
-const operatorOptions = <S extends { operationId: string; summary: string; response: Record<number, TSchema> }>({ operationId, summary, response, ...inputs }: S) => ({
-  schema: { operationId, tags, summary, ...inputs, response: withCommonErrors<S['response'] & { 403: typeof operatorsOnly }>({ ...response, 403: operatorsOnly }) },
+const operatorOptions = <S extends { operationId: string; summary: string; response: Record<number, TSchema> }>({
+  operationId,
+  summary,
+  response,
+  ...inputs
+}: S) => ({
+  schema: {
+    operationId,
+    tags,
+    summary,
+    ...inputs,
+    response: withCommonErrors<S['response'] & { 403: typeof operatorsOnly }>({ ...response, 403: operatorsOnly }),
+  },
 })
 
 /** The Operator area: what only the admin CLI could do before (orgs, users, plans, credits, identity checks). */

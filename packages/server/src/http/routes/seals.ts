@@ -43,7 +43,10 @@ export const sealRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
           400: { ...ErrorBody, description: 'Not a readable PDF, or invalid parameters' },
           402: { ...PaymentRequiredBody, description: "The plan's allowance or the spend cap is reached" },
           412: { ...ErrorBody, description: "The org's identity check is missing or expired" },
-          413: { ...ErrorBody, description: 'The PDF is over a limit of this server: size (25 MB by default), pages, objects, image size or decompressed size' },
+          413: {
+            ...ErrorBody,
+            description: 'The PDF is over a limit of this server: size (25 MB by default), pages, objects, image size or decompressed size',
+          },
           503: { ...ErrorBody, description: 'The server is busy with other documents: try again after Retry-After seconds' },
           415: { ...ErrorBody, description: 'The body is not application/pdf' },
         }),

@@ -70,13 +70,20 @@ export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     const { token } = request.params as { token: string }
     resolved.set(request, check === 'access' ? await authorised(request, token) : await loadSignerContext(services.db, token))
   }
-  const post = (check: 'link' | 'access') => ({ onRequest: resolveLink(check), bodyLimit: SIGNING_BODY_LIMIT, config: { bodyLimitSetting: SIGNING_BODY_LIMIT_WORDS } })
+  const post = (check: 'link' | 'access') => ({
+    onRequest: resolveLink(check),
+    bodyLimit: SIGNING_BODY_LIMIT,
+    config: { bodyLimitSetting: SIGNING_BODY_LIMIT_WORDS },
+  })
 
   /** Finishing may carry this signer's images: a declared length beyond what their fields can need is refused before reading. */
   const refuseOversizedFinish = async (request: FastifyRequest) => {
     const limit = Math.min(FINISH_BODY_LIMIT, maxSubmissionBytes(fieldsOf(linkOf(request))))
     if (Number(request.headers['content-length'] ?? 0) > limit) {
-      throw new AppError('payload_too_large', `The request body is larger than ${limit} bytes, the most your fields can need (a signature image is at most ${MAX_IMAGE_BYTES / 1024} KiB).`)
+      throw new AppError(
+        'payload_too_large',
+        `The request body is larger than ${limit} bytes, the most your fields can need (a signature image is at most ${MAX_IMAGE_BYTES / 1024} KiB).`,
+      )
     }
   }
 

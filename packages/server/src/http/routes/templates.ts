@@ -6,14 +6,7 @@ import { compileCoercing, compileStrict } from '../../lib/validation.ts'
 import type { Services } from '../../services.ts'
 import { uploadTemplate } from '../../templates/create-template.ts'
 import { listTemplates } from '../../templates/list-templates.ts'
-import {
-  deleteTemplate,
-  duplicateTemplate,
-  getTemplate,
-  getTemplatePdf,
-  renameTemplate,
-  setTemplateFields,
-} from '../../templates/manage-templates.ts'
+import { deleteTemplate, duplicateTemplate, getTemplate, getTemplatePdf, renameTemplate, setTemplateFields } from '../../templates/manage-templates.ts'
 import {
   ListTemplatesQuery,
   RenameTemplateBody,

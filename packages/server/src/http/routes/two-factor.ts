@@ -76,31 +76,44 @@ export const twoFactorSignInRoutes: FastifyPluginAsyncTypebox<{ services: TwoFac
 
   app.post(
     '/auth/second-factor/totp',
-    publicRoute('signInWithTotp', 'Finish signing in with a code from the authenticator app (Set-Cookie: a new session)', { body: CodeBody, response: signedInResponses }),
+    publicRoute('signInWithTotp', 'Finish signing in with a code from the authenticator app (Set-Cookie: a new session)', {
+      body: CodeBody,
+      response: signedInResponses,
+    }),
     async (request, reply) => signIn(reply, config, await finishWithTotp(services, stepTokenOf(request), request.body.code, clientOf(request))),
   )
 
   app.post(
     '/auth/second-factor/recovery-code',
-    publicRoute('signInWithRecoveryCode', 'Finish signing in with a one-time recovery code (the user is mailed)', { body: CodeBody, response: signedInResponses }),
+    publicRoute('signInWithRecoveryCode', 'Finish signing in with a one-time recovery code (the user is mailed)', {
+      body: CodeBody,
+      response: signedInResponses,
+    }),
     async (request, reply) => signIn(reply, config, await finishWithRecoveryCode(services, stepTokenOf(request), request.body.code, clientOf(request))),
   )
 
   app.post(
     '/auth/second-factor/passkey/options',
-    publicRoute('secondFactorPasskeyOptions', 'Options for answering the sign-in step with one of your passkeys', { response: { 200: PasskeyOptions, 403: crossSite, 410: stepGone } }),
+    publicRoute('secondFactorPasskeyOptions', 'Options for answering the sign-in step with one of your passkeys', {
+      response: { 200: PasskeyOptions, 403: crossSite, 410: stepGone },
+    }),
     async (request) => passkeyOptionsForStep(services, stepTokenOf(request)),
   )
 
   app.post(
     '/auth/second-factor/passkey',
-    publicRoute('signInWithSecondFactorPasskey', 'Finish signing in with one of your passkeys (Set-Cookie: a new session)', { body: PasskeyAnswerBody, response: { ...signedInResponses, 409: error('Ask for the options first') } }),
+    publicRoute('signInWithSecondFactorPasskey', 'Finish signing in with one of your passkeys (Set-Cookie: a new session)', {
+      body: PasskeyAnswerBody,
+      response: { ...signedInResponses, 409: error('Ask for the options first') },
+    }),
     async (request, reply) => signIn(reply, config, await finishWithPasskey(services, stepTokenOf(request), request.body.response, clientOf(request))),
   )
 
   app.post(
     '/auth/passkey/options',
-    publicRoute('passkeySignInOptions', 'Start signing in with a passkey alone (no password): options for the browser', { response: { 200: PasskeyOptions, 403: crossSite } }),
+    publicRoute('passkeySignInOptions', 'Start signing in with a passkey alone (no password): options for the browser', {
+      response: { 200: PasskeyOptions, 403: crossSite },
+    }),
     async (_request, reply) => {
       const started = await startPasskeySignIn(services)
       setSignInStepCookie(reply, config, started.token, started.expiresAt)
@@ -110,7 +123,10 @@ export const twoFactorSignInRoutes: FastifyPluginAsyncTypebox<{ services: TwoFac
 
   app.post(
     '/auth/passkey',
-    publicRoute('signInWithPasskey', 'Sign in with a passkey alone (it must verify you on the device); Set-Cookie: a new session', { body: PasskeyAnswerBody, response: signedInResponses }),
+    publicRoute('signInWithPasskey', 'Sign in with a passkey alone (it must verify you on the device); Set-Cookie: a new session', {
+      body: PasskeyAnswerBody,
+      response: signedInResponses,
+    }),
     async (request, reply) => signIn(reply, config, await finishPasskeySignIn(services, stepTokenOf(request), request.body.response, clientOf(request))),
   )
 }
@@ -122,13 +138,17 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{ services: TwoFactorSer
 
   app.get(
     '/me/two-factor',
-    sessionRoute('getTwoFactor', 'Your second factors, recovery codes left, and the workspaces that require one', { response: withCommonErrors({ 200: TwoFactorStatus }) }),
+    sessionRoute('getTwoFactor', 'Your second factors, recovery codes left, and the workspaces that require one', {
+      response: withCommonErrors({ 200: TwoFactorStatus }),
+    }),
     async (request) => twoFactorStatus(db, sessionOf(request)),
   )
 
   app.post(
     '/me/two-factor/totp',
-    sessionRoute('startTotpSetup', 'Start setting up an authenticator app: a new secret and its QR code (confirm with a code)', { response: withCommonErrors({ 200: TotpSetup, 403: crossSite }) }),
+    sessionRoute('startTotpSetup', 'Start setting up an authenticator app: a new secret and its QR code (confirm with a code)', {
+      response: withCommonErrors({ 200: TotpSetup, 403: crossSite }),
+    }),
     async (request) => startTotpSetup(services, sessionOf(request)),
   )
 
@@ -136,7 +156,12 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{ services: TwoFactorSer
     '/me/two-factor/totp/confirm',
     sessionRoute('confirmTotpSetup', 'Turn the authenticator app on with its first code and your password (recovery codes come with a first second factor)', {
       body: ConfirmTotpBody,
-      response: withCommonErrors({ 200: FactorAdded, 400: error('Invalid body, a wrong code, or your password is not right'), 403: crossSite, 410: error('The set-up step expired: start again') }),
+      response: withCommonErrors({
+        200: FactorAdded,
+        400: error('Invalid body, a wrong code, or your password is not right'),
+        403: crossSite,
+        410: error('The set-up step expired: start again'),
+      }),
     }),
     async (request) => confirmTotpSetup(services, sessionOf(request), request.body, clientOf(request)),
   )
@@ -166,7 +191,13 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{ services: TwoFactorSer
     '/me/passkeys',
     sessionRoute('addPasskey', 'Add the passkey the browser made for the options this session asked for', {
       body: AddPasskeyBody,
-      response: withCommonErrors({ 201: AddedPasskey, 400: error('Invalid body, or a passkey that does not check out'), 403: crossSite, 409: error('Already registered'), 410: error('The set-up step expired: start again') }),
+      response: withCommonErrors({
+        201: AddedPasskey,
+        400: error('Invalid body, or a passkey that does not check out'),
+        403: crossSite,
+        409: error('Already registered'),
+        410: error('The set-up step expired: start again'),
+      }),
     }),
     async (request, reply) => reply.status(201).send(await addPasskey(services, sessionOf(request), request.body, clientOf(request))),
   )
@@ -176,7 +207,11 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{ services: TwoFactorSer
     sessionRoute('removePasskey', 'Remove one of your passkeys (needs your password)', {
       params: PasskeyIdParams,
       body: PasswordBody,
-      response: { ...confirmed('Removed'), 404: error('No such passkey of yours'), 409: error('A workspace of yours requires a second factor and this is your last') },
+      response: {
+        ...confirmed('Removed'),
+        404: error('No such passkey of yours'),
+        409: error('A workspace of yours requires a second factor and this is your last'),
+      },
     }),
     async (request, reply) => {
       await removePasskey(services, sessionOf(request), request.params.id, request.body, clientOf(request))
@@ -195,13 +230,17 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{ services: TwoFactorSer
 
   app.get(
     '/me/security-events',
-    sessionRoute('listSecurityEvents', 'Your security log: password and second-factor changes, newest first', { response: withCommonErrors({ 200: AccountEventList }) }),
+    sessionRoute('listSecurityEvents', 'Your security log: password and second-factor changes, newest first', {
+      response: withCommonErrors({ 200: AccountEventList }),
+    }),
     async (request) => listAccountEvents(db, sessionOf(request)),
   )
 
   app.get(
     '/workspace/security',
-    sessionRoute('getWorkspaceSecurity', 'Whether the workspace requires a second factor (owners and admins also see who has none)', { response: withCommonErrors({ 200: WorkspaceSecurity, 403: crossSite }) }),
+    sessionRoute('getWorkspaceSecurity', 'Whether the workspace requires a second factor (owners and admins also see who has none)', {
+      response: withCommonErrors({ 200: WorkspaceSecurity, 403: crossSite }),
+    }),
     async (request) => workspaceSecurity(db, actorOf(request)),
   )
 
@@ -209,7 +248,11 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{ services: TwoFactorSer
     '/workspace/security',
     sessionRoute('setWorkspaceSecurity', 'Require a second factor of every member, or stop requiring it (owners; every member is mailed)', {
       body: WorkspaceSecurityBody,
-      response: withCommonErrors({ 200: WorkspaceSecurity, 403: error('Only owners, or a cross-site request'), 409: error('You have no second factor yourself') }),
+      response: withCommonErrors({
+        200: WorkspaceSecurity,
+        403: error('Only owners, or a cross-site request'),
+        409: error('You have no second factor yourself'),
+      }),
     }),
     async (request) => setWorkspaceTwoFactor(services, actorOf(request), request.body, clientOf(request)),
   )

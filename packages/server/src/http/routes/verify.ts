@@ -49,9 +49,20 @@ export const verifyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
 
   app.get(
     ROOT_PEM_PATH,
-    { schema: { tags: ['Verification'], operationId: 'getRootCertificates', summary: "The root certificate(s) to trust this instance's seals with (PEM)", security: [] } },
+    {
+      schema: {
+        tags: ['Verification'],
+        operationId: 'getRootCertificates',
+        summary: "The root certificate(s) to trust this instance's seals with (PEM)",
+        security: [],
+      },
+    },
     (_request, reply) =>
-      reply.header('content-type', 'application/x-pem-file').header('cache-control', 'public, max-age=3600').header('access-control-allow-origin', '*').send(sealer.publishedRootsPem),
+      reply
+        .header('content-type', 'application/x-pem-file')
+        .header('cache-control', 'public, max-age=3600')
+        .header('access-control-allow-origin', '*')
+        .send(sealer.publishedRootsPem),
   )
 
   app.get(

@@ -4,13 +4,7 @@ import { invalid } from '../../errors.ts'
 import type { Services } from '../../services.ts'
 import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
 import { listDeliveries, redeliverWebhook } from '../../webhooks/deliveries.ts'
-import {
-  deleteWebhookEndpoint,
-  listWebhookEndpoints,
-  registerWebhookEndpoint,
-  rotateWebhookSecret,
-  setWebhookEnabled,
-} from '../../webhooks/endpoints.ts'
+import { deleteWebhookEndpoint, listWebhookEndpoints, registerWebhookEndpoint, rotateWebhookSecret, setWebhookEnabled } from '../../webhooks/endpoints.ts'
 import { requireManager } from '../../accounts/roles.ts'
 import { sendTestEvent } from '../../webhooks/test-event.ts'
 import { actorOf, principalOf } from '../auth.ts'

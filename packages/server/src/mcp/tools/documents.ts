@@ -27,7 +27,9 @@ const CreateAndSendInput = Type.Object(
     title: create.title,
     signer_email: Type.Optional({ ...Email, description: 'the one signer of a single-role template' }),
     signer_name: SignerName,
-    auth_required: Type.Optional(Type.Boolean({ description: 'with signer_email: the signer must enter a one-time code e-mailed to them before the document opens (default false)' })),
+    auth_required: Type.Optional(
+      Type.Boolean({ description: 'with signer_email: the signer must enter a one-time code e-mailed to them before the document opens (default false)' }),
+    ),
     signers: Type.Optional({ ...PartySigners, description: 'for a template with several roles: one signer per role, instead of signer_email' }),
     expires_at: create.expires_at,
     invite_subject: Type.Optional({ ...create.invite_subject, description: 'subject of the invitation e-mail (default: "<org> sent you <title> to sign")' }),
@@ -36,7 +38,8 @@ const CreateAndSendInput = Type.Object(
   { additionalProperties: false, description: 'Exactly one of signer_email and signers.' },
 )
 
-const NEXT_STEP = 'Each signer must still open the link e-mailed to them and sign; call get_document_status to follow progress and get_signed_file once the status is completed.'
+const NEXT_STEP =
+  'Each signer must still open the link e-mailed to them and sign; call get_document_status to follow progress and get_signed_file once the status is completed.'
 
 const CreatedOutput = Type.Object(
   {
@@ -56,11 +59,11 @@ export const createAndSendDocumentTool = defineTool({
   name: 'create_and_send_document',
   title: 'Create a document from a template and send it for signature',
   description:
-    'Creates a document from one of the organization\'s templates (find template_id with list_templates) and e-mails each signer a personal signing link. ' +
+    "Creates a document from one of the organization's templates (find template_id with list_templates) and e-mails each signer a personal signing link. " +
     'Give signer_email (and signer_name) for a template with one role, or `signers` with one entry per role for a multi-party template. ' +
     'It does not sign anything: each signer must open the e-mailed link and sign themselves. ' +
     'Returns document_id (status "sent"); follow it with get_document_status, cancel it with void_document, and fetch the result with get_signed_file once completed. ' +
-    'Counts against the plan\'s monthly allowance for agent-tool sends.',
+    "Counts against the plan's monthly allowance for agent-tool sends.",
   input: CreateAndSendInput,
   output: CreatedOutput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -100,9 +103,9 @@ function pointedAtArguments(error: AppError): AppError {
 
 export const getDocumentStatusTool = defineTool({
   name: 'get_document_status',
-  title: 'Get a document\'s status',
+  title: "Get a document's status",
   description:
-    'Reads one document by document_id: its status (sent, completed, declined, voided, expired), timestamps, and each signer\'s status and signing time. ' +
+    "Reads one document by document_id: its status (sent, completed, declined, voided, expired), timestamps, and each signer's status and signing time. " +
     'When status is completed and signed_pdf_status is ready, call get_signed_file.',
   input: DocumentIdInput,
   output: DocumentView,
@@ -120,7 +123,14 @@ export const listDocumentsTool = defineTool({
   output: DocumentList,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: async ({ services, actor }, { status, search, include_self_sealed = false, expires_before, limit = 20, offset = 0 }) => ({
-    structured: await listDocuments(services.db, actor, { status, search, includeSelfSealed: include_self_sealed, expiresBefore: expiresBeforeOf(expires_before), limit, offset }),
+    structured: await listDocuments(services.db, actor, {
+      status,
+      search,
+      includeSelfSealed: include_self_sealed,
+      expiresBefore: expiresBeforeOf(expires_before),
+      limit,
+      offset,
+    }),
   }),
 })
 

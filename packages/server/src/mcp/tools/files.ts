@@ -54,7 +54,7 @@ export const getSignedFileTool = pdfFileTool({
   title: 'Download the signed PDF',
   description:
     'Returns the final PDF of a completed document as an embedded resource (application/pdf, base64): the flattened signed PDF with its signing certificate, ' +
-    "sealed by this service; for a self-sealed document, the sealed file. Only once get_document_status says completed; before that it says the file is not ready.",
+    'sealed by this service; for a self-sealed document, the sealed file. Only once get_document_status says completed; before that it says the file is not ready.',
   path: 'signed-file',
   get: getSignedFile,
 })

@@ -59,13 +59,17 @@ export const sealDocumentTool = (maxPdfBytes: number) =>
     description:
       'Certifies a finished PDF as issued by this organization and unaltered since: the service hashes it, adds a PAdES seal with an RFC 3161 timestamp from an independent time-stamp authority, ' +
       'and returns a public verification link (verify_url) and a Verified Badge image. It never asks anyone to sign; to collect signatures use create_and_send_document. ' +
-      'Needs the organization\'s one-time identity check (done by a person in the dashboard) and counts against the plan\'s allowance. ' +
+      "Needs the organization's one-time identity check (done by a person in the dashboard) and counts against the plan's allowance. " +
       'certificate_mode: "both" (default) appends a certificate page and also makes a standalone certificate, "separate" leaves the PDF untouched plus a standalone certificate, "appended" only appends. ' +
       'Fetch the sealed file with get_signed_file, the certificate with get_certificate_file, the badge again with get_badge_image. ' +
       'If no time-stamp authority answers, seal_status is "pending" and the seal is retried in the background (never made without a timestamp): check again with get_badge_image later.',
     input: Type.Object(
       {
-        file_base64: Type.String({ minLength: 1, maxLength: maxBase64Length(maxPdfBytes), description: `the PDF, base64-encoded (at most ${Math.floor(maxPdfBytes / 1024 / 1024)} MB decoded)` }),
+        file_base64: Type.String({
+          minLength: 1,
+          maxLength: maxBase64Length(maxPdfBytes),
+          description: `the PDF, base64-encoded (at most ${Math.floor(maxPdfBytes / 1024 / 1024)} MB decoded)`,
+        }),
         filename: seal.filename,
         title: seal.title,
         certificate_mode: seal.certificate_mode,

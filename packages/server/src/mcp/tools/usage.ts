@@ -7,7 +7,9 @@ import { defineTool } from '../tool.ts'
 const UsageOutput = Type.Object(
   {
     ...UsageReport.properties,
-    spend_cap_reached: Type.Boolean({ description: 'true when billable sends and seals are refused until next month (or until the cap is raised in the dashboard)' }),
+    spend_cap_reached: Type.Boolean({
+      description: 'true when billable sends and seals are refused until next month (or until the cap is raised in the dashboard)',
+    }),
   },
   { additionalProperties: false },
 )

@@ -34,4 +34,8 @@ export const subjectKeyIdentifier = (keyIdentifier: Uint8Array): pkijs.Extension
   extension(OID.subjectKeyIdentifier, false, new asn1js.OctetString({ valueHex: keyIdentifier }))
 
 export const authorityKeyIdentifier = (keyIdentifier: Uint8Array): pkijs.Extension =>
-  extension(OID.authorityKeyIdentifier, false, new pkijs.AuthorityKeyIdentifier({ keyIdentifier: new asn1js.OctetString({ valueHex: keyIdentifier }) }).toSchema())
+  extension(
+    OID.authorityKeyIdentifier,
+    false,
+    new pkijs.AuthorityKeyIdentifier({ keyIdentifier: new asn1js.OctetString({ valueHex: keyIdentifier }) }).toSchema(),
+  )

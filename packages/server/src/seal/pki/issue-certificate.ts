@@ -52,11 +52,7 @@ export async function issueCertificate(request: {
     subject: request.subject,
     notBefore: validityTime(request.notBefore),
     notAfter: validityTime(request.notAfter),
-    extensions: [
-      ...request.extensions,
-      subjectKeyIdentifier(await keyIdentifier(request.publicKey)),
-      authorityKeyIdentifier(request.issuer.keyIdentifier),
-    ],
+    extensions: [...request.extensions, subjectKeyIdentifier(await keyIdentifier(request.publicKey)), authorityKeyIdentifier(request.issuer.keyIdentifier)],
   })
   await certificate.subjectPublicKeyInfo.importKey(request.publicKey)
   await certificate.sign(request.issuer.privateKey, 'SHA-256')

@@ -2,7 +2,10 @@ export type PemLabel = 'CERTIFICATE' | 'PRIVATE KEY'
 
 /** DER → PEM with the standard 64-column base64 lines. */
 export function toPem(der: Uint8Array, label: PemLabel): string {
-  const lines = Buffer.from(der).toString('base64').match(/.{1,64}/g) ?? []
+  const lines =
+    Buffer.from(der)
+      .toString('base64')
+      .match(/.{1,64}/g) ?? []
   return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`
 }
 

@@ -18,6 +18,8 @@ export function verifyScript(): Promise<MemoryAsset> {
 }
 
 export function verifyStyle(): Promise<MemoryAsset> {
-  style ??= readFile(fileURLToPath(new URL('./assets/verify.css', import.meta.url))).then((bytes) => memoryAsset(withDesignTokens(bytes), 'text/css; charset=utf-8'))
+  style ??= readFile(fileURLToPath(new URL('./assets/verify.css', import.meta.url))).then((bytes) =>
+    memoryAsset(withDesignTokens(bytes), 'text/css; charset=utf-8'),
+  )
   return style
 }

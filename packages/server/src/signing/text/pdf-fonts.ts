@@ -214,10 +214,13 @@ export class PdfTextFonts {
     }
 
     if (run.unprintable) {
-      span(text, glyphs.map((_, i) => i))
+      span(
+        text,
+        glyphs.map((_, i) => i),
+      )
       return pen
     }
-    for (let i = 0; i < glyphs.length; ) {
+    for (let i = 0; i < glyphs.length;) {
       const cluster = glyphs[i]?.cluster ?? 0
       let end = i + 1
       while (glyphs[end]?.cluster === cluster) end++

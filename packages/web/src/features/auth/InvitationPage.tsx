@@ -70,7 +70,8 @@ function SignUpWithInvitation({ token, invitation }: { token: string; invitation
     },
   })
   // An account that already existed with a second step (its password was typed here) finishes signing in with it.
-  if (secondStep) return <SecondStepForm step={secondStep} onSignedIn={enterApp} onRestart={() => setSecondStep(null)} restartLabel="Back to the invitation" embedded />
+  if (secondStep)
+    return <SecondStepForm step={secondStep} onSignedIn={enterApp} onRestart={() => setSecondStep(null)} restartLabel="Back to the invitation" embedded />
   const submit = (event: FormEvent) => {
     event.preventDefault()
     join.mutate()

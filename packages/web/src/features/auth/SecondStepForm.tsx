@@ -120,7 +120,12 @@ function CodeAnswer({ kind, onSignedIn, onError }: AnswerProps & { kind: 'totp' 
           <Input autoFocus autoComplete="one-time-code" inputMode="numeric" maxLength={10} value={code} onChange={(e) => setCode(e.target.value)} />
         </Field>
       ) : (
-        <Field label="Recovery code" hint="One of the ten codes you saved when you set up the second step, like abcde-23456. Each works once." error={error} required>
+        <Field
+          label="Recovery code"
+          hint="One of the ten codes you saved when you set up the second step, like abcde-23456. Each works once."
+          error={error}
+          required
+        >
           <Input autoFocus autoComplete="off" autoCapitalize="none" spellCheck={false} maxLength={40} value={code} onChange={(e) => setCode(e.target.value)} />
         </Field>
       )}

@@ -113,7 +113,12 @@ function BulkSendForm({ templates }: { templates: { id: string; name: string }[]
                 {bad.length > 0 && <Badge tone="danger">{formatNumber(bad.length)} with problems (not sent)</Badge>}
               </p>
               <RowsTable rows={bad.length > 0 ? bad : csv.rows} caption={bad.length > 0 ? 'Rows with problems' : 'Recipients'} />
-              <Button className="mt-4" disabled={good.length === 0 || sending || !templateId} loading={sending} onClick={() => void send(good.map(recipientOf))}>
+              <Button
+                className="mt-4"
+                disabled={good.length === 0 || sending || !templateId}
+                loading={sending}
+                onClick={() => void send(good.map(recipientOf))}
+              >
                 Send to {formatNumber(good.length)} {good.length === 1 ? 'recipient' : 'recipients'}
               </Button>
             </>

@@ -4,13 +4,20 @@ import { BATCH_SIZE, runBulkSend, type BulkProgress, type BulkSendResult } from 
 import type { Recipient } from './recipients-csv.ts'
 
 const people = (count: number): Recipient[] => Array.from({ length: count }, (_, i) => ({ email: `p${i}@example.com`, name: `P${i}` }))
-const allSent = (batch: Recipient[]): BulkSendResult => ({ sent: batch.length, documents: batch.map((r, i) => ({ documentId: `d-${r.email}-${i}`, email: r.email })) })
+const allSent = (batch: Recipient[]): BulkSendResult => ({
+  sent: batch.length,
+  documents: batch.map((r, i) => ({ documentId: `d-${r.email}-${i}`, email: r.email })),
+})
 
 describe('sending a bulk list in batches', () => {
   it('sends every batch and reports progress after each', async () => {
     const progress: BulkProgress[] = []
     const batches: number[] = []
-    const outcome = await runBulkSend(people(BATCH_SIZE * 2 + 10), async (batch) => (batches.push(batch.length), allSent(batch)), (p) => progress.push(p))
+    const outcome = await runBulkSend(
+      people(BATCH_SIZE * 2 + 10),
+      async (batch) => (batches.push(batch.length), allSent(batch)),
+      (p) => progress.push(p),
+    )
     expect(batches).toEqual([BATCH_SIZE, BATCH_SIZE, 10])
     expect(outcome.sent).toHaveLength(BATCH_SIZE * 2 + 10)
     expect(progress.map((p) => p.done)).toEqual([0, BATCH_SIZE, BATCH_SIZE * 2, BATCH_SIZE * 2 + 10])
@@ -50,7 +57,11 @@ describe('sending a bulk list in batches', () => {
   it('stops at a failed request and keeps its error and every unsent recipient', async () => {
     const list = people(BATCH_SIZE + 1)
     const failure = new Error('Bulk-send is available on the Team plan and higher.')
-    const outcome = await runBulkSend(list, async (batch) => (batch.length === 1 ? Promise.reject(failure) : allSent(batch)), () => {})
+    const outcome = await runBulkSend(
+      list,
+      async (batch) => (batch.length === 1 ? Promise.reject(failure) : allSent(batch)),
+      () => {},
+    )
     expect(outcome.error).toBe(failure)
     expect(outcome.notSent).toEqual(list.slice(BATCH_SIZE))
   })

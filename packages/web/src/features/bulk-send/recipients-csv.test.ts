@@ -25,7 +25,9 @@ describe('reading a recipients CSV', () => {
   })
 
   it('refuses a file without an email column, or without rows', () => {
-    expect(parseRecipientsCsv('mail,name\na@example.com,A').fileError).toBe('The file needs a header row with an “email” column (and optionally “name”); found “mail”, “name”.')
+    expect(parseRecipientsCsv('mail,name\na@example.com,A').fileError).toBe(
+      'The file needs a header row with an “email” column (and optionally “name”); found “mail”, “name”.',
+    )
     expect(parseRecipientsCsv('email,name\n').fileError).toBe('The file has a header row but no recipients.')
     expect(parseRecipientsCsv('').fileError).toMatch(/found no columns/)
   })

@@ -55,7 +55,10 @@ export function parseRecipientsCsv(text: string): ParsedCsv {
   }
   if (parsed.data.length === 0) return { fileError: 'The file has a header row but no recipients.', rows: [] }
   if (parsed.data.length > MAX_RECIPIENTS) {
-    return { fileError: `The file has ${parsed.data.length.toLocaleString()} recipients; one bulk send takes at most ${MAX_RECIPIENTS.toLocaleString()}. Split the file.`, rows: [] }
+    return {
+      fileError: `The file has ${parsed.data.length.toLocaleString()} recipients; one bulk send takes at most ${MAX_RECIPIENTS.toLocaleString()}. Split the file.`,
+      rows: [],
+    }
   }
   const firstLine = new Map<string, number>()
   const rows = parsed.data.map((record, index): CsvRow => {
@@ -77,7 +80,14 @@ export function parseRecipientsCsv(text: string): ParsedCsv {
   const rowErrors = parsed.errors.filter((e) => e.type !== 'Delimiter')
   for (const error of rowErrors) {
     const row = error.row !== undefined ? rows[error.row] : undefined
-    if (row) row.problems.push(error.code === 'TooManyFields' ? 'The line has more columns than the header.' : error.code === 'TooFewFields' ? 'The line has fewer columns than the header.' : error.message)
+    if (row)
+      row.problems.push(
+        error.code === 'TooManyFields'
+          ? 'The line has more columns than the header.'
+          : error.code === 'TooFewFields'
+            ? 'The line has fewer columns than the header.'
+            : error.message,
+      )
   }
   return { fileError: null, rows }
 }

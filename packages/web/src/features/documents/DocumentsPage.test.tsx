@@ -104,15 +104,27 @@ describe('the Documents list', () => {
   it('offers what each status allows: resend and void while waiting, download once completed', async () => {
     renderDocumentsPage()
     const [lease, nda] = within(await screen.findByRole('list', { name: 'Documents' })).getAllByRole('listitem') as [HTMLElement, HTMLElement]
-    expect(within(lease).getAllByRole('button').map((b) => b.textContent)).toEqual(['Resend', 'Void'])
-    expect(within(nda).getAllByRole('button').map((b) => b.textContent)).toEqual(['Download'])
+    expect(
+      within(lease)
+        .getAllByRole('button')
+        .map((b) => b.textContent),
+    ).toEqual(['Resend', 'Void'])
+    expect(
+      within(nda)
+        .getAllByRole('button')
+        .map((b) => b.textContent),
+    ).toEqual(['Download'])
   })
 
   it('has a tab per status with its count, the current one marked', async () => {
     renderDocumentsPage()
     const tabs = await screen.findByRole('navigation', { name: 'Document status' })
     await within(tabs).findByText('7')
-    expect(within(tabs).getAllByRole('link').map((tab) => tab.textContent)).toEqual(['All7', 'Waiting for signatures3', 'Completed2', 'Declined1', 'Voided or expired1'])
+    expect(
+      within(tabs)
+        .getAllByRole('link')
+        .map((tab) => tab.textContent),
+    ).toEqual(['All7', 'Waiting for signatures3', 'Completed2', 'Declined1', 'Voided or expired1'])
     expect(within(tabs).getByRole('link', { name: /^All/ }).getAttribute('aria-current')).toBe('page')
   })
 

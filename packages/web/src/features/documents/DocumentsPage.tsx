@@ -66,12 +66,21 @@ function SearchBox({ search }: { search: string | undefined }) {
     const next = typed.trim() || undefined
     if (next === search) return
     // replace: each pause in typing is not a step of the Back button.
-    const timer = setTimeout(() => void navigate({ to: '/documents', search: (prev) => ({ ...prev, search: next, offset: undefined }), replace: true }), SEARCH_DELAY_MS)
+    const timer = setTimeout(
+      () => void navigate({ to: '/documents', search: (prev) => ({ ...prev, search: next, offset: undefined }), replace: true }),
+      SEARCH_DELAY_MS,
+    )
     return () => clearTimeout(timer)
   }, [typed, search, navigate])
   return (
     <div role="search" className="mb-3">
-      <Input type="search" aria-label="Search documents" value={typed} onChange={(event) => setTyped(event.target.value)} placeholder="Search by title or signer e-mail" />
+      <Input
+        type="search"
+        aria-label="Search documents"
+        value={typed}
+        onChange={(event) => setTyped(event.target.value)}
+        placeholder="Search by title or signer e-mail"
+      />
     </div>
   )
 }

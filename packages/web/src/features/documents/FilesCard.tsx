@@ -25,7 +25,17 @@ export function FilesCard({ document }: { document: DocumentDetail }) {
         <ErrorMessage title="The signed PDF could not be produced" error={document.signed_pdf_error ?? 'The operator has been alerted.'} />
       ) : (
         <div className="flex flex-col gap-2">
-          {sealed && SEALED_FILES.map((file) => <DownloadButton key={file.kind} document={document} kind={file.kind} label={file.label} filename={fileNameOf(document.title, file.suffix)} variant="secondary" />)}
+          {sealed &&
+            SEALED_FILES.map((file) => (
+              <DownloadButton
+                key={file.kind}
+                document={document}
+                kind={file.kind}
+                label={file.label}
+                filename={fileNameOf(document.title, file.suffix)}
+                variant="secondary"
+              />
+            ))}
           <div className={sealed ? 'mt-2 border-t border-line pt-3' : undefined}>
             <p className="mb-1 text-sm font-medium">Public verification link</p>
             <p className="mb-2 font-mono text-xs break-all text-muted">{verificationUrl(document.id)}</p>

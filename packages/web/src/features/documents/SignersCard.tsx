@@ -48,7 +48,9 @@ function ResendButton({ documentId, signer }: { documentId: string; signer: Docu
         size="sm"
         variant="secondary"
         loading={resend.isPending}
-        onClick={() => resend.mutate({ documentId, signerId: signer.id }, { onSuccess: () => toast({ title: `Invitation sent again to ${signer.email}`, tone: 'success' }) })}
+        onClick={() =>
+          resend.mutate({ documentId, signerId: signer.id }, { onSuccess: () => toast({ title: `Invitation sent again to ${signer.email}`, tone: 'success' }) })
+        }
         aria-label={`Resend the invitation to ${signer.email}`}
       >
         Resend invitation

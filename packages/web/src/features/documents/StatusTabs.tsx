@@ -35,7 +35,9 @@ export function StatusTabs({ current, counts }: { current: string | undefined; c
           >
             {tab.label}
             {count !== undefined && (
-              <span className={cn('rounded-full px-1.5 text-xs', active ? 'bg-brand-100 text-brand-700' : 'bg-gray-100 text-muted')}>{formatNumber(count)}</span>
+              <span className={cn('rounded-full px-1.5 text-xs', active ? 'bg-brand-100 text-brand-700' : 'bg-gray-100 text-muted')}>
+                {formatNumber(count)}
+              </span>
             )}
           </Link>
         )

@@ -23,12 +23,20 @@ export function IdentityChecksTab() {
   return (
     <>
       <div className="mb-3 w-48">
-        <Select aria-label="Show checks that are" value={status} onValueChange={(value) => setStatus(value as IdentityCheckStatus)} options={STATUSES.map((value) => ({ value, label: value[0]!.toUpperCase() + value.slice(1) }))} />
+        <Select
+          aria-label="Show checks that are"
+          value={status}
+          onValueChange={(value) => setStatus(value as IdentityCheckStatus)}
+          options={STATUSES.map((value) => ({ value, label: value[0]!.toUpperCase() + value.slice(1) }))}
+        />
       </div>
       <QueryView query={checks} loadingLabel="Loading identity checks…">
         {(data) =>
           data.checks.length === 0 ? (
-            <EmptyState title={`No ${status} identity checks`} description={status === 'pending' ? 'Submissions from workspace owners appear here.' : undefined} />
+            <EmptyState
+              title={`No ${status} identity checks`}
+              description={status === 'pending' ? 'Submissions from workspace owners appear here.' : undefined}
+            />
           ) : (
             <Table caption="Identity checks">
               <THead>
@@ -52,7 +60,11 @@ export function IdentityChecksTab() {
                     <Td className="whitespace-nowrap text-right">
                       {check.status === 'pending' && (
                         <span className="inline-flex gap-2">
-                          <a href={operatorApi.documentUrl(check.id)} download className="inline-flex h-8 items-center rounded-md border border-line bg-white px-3 text-sm font-medium hover:bg-gray-50">
+                          <a
+                            href={operatorApi.documentUrl(check.id)}
+                            download
+                            className="inline-flex h-8 items-center rounded-md border border-line bg-white px-3 text-sm font-medium hover:bg-gray-50"
+                          >
                             View document
                           </a>
                           <Button size="sm" onClick={() => setDeciding(check)}>

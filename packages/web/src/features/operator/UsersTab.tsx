@@ -17,7 +17,10 @@ import { SearchBox } from './SearchBox.tsx'
 type UserAction = { user: OperatorUser; kind: 'disable' | 'promote' | 'reset-two-factor' }
 
 /** What each confirmed action asks and says. */
-const CONFIRM: Record<UserAction['kind'], { title: (email: string) => string; description: string; label: string; destructive: boolean; done: (email: string) => string }> = {
+const CONFIRM: Record<
+  UserAction['kind'],
+  { title: (email: string) => string; description: string; label: string; destructive: boolean; done: (email: string) => string }
+> = {
   disable: {
     title: (email) => `Disable ${email}?`,
     description: 'Their sessions end and they cannot log in until enabled again. Their workspaces and documents stay.',
@@ -102,23 +105,43 @@ export function UsersTab() {
                     <Td className="text-right">
                       <span className="inline-flex flex-wrap justify-end gap-2">
                         {user.disabled ? (
-                          <Button size="sm" variant="secondary" loading={enable.isPending && enable.variables === user.id} onClick={() => enable.mutate(user.id)}>
+                          <Button
+                            size="sm"
+                            variant="secondary"
+                            loading={enable.isPending && enable.variables === user.id}
+                            onClick={() => enable.mutate(user.id)}
+                          >
                             Enable
                           </Button>
                         ) : (
                           user.id !== me.user.id && (
-                            <Button size="sm" variant="danger-secondary" onClick={() => setPending({ user, kind: 'disable' })} aria-label={`Disable ${user.email}`}>
+                            <Button
+                              size="sm"
+                              variant="danger-secondary"
+                              onClick={() => setPending({ user, kind: 'disable' })}
+                              aria-label={`Disable ${user.email}`}
+                            >
                               Disable
                             </Button>
                           )
                         )}
                         {!user.is_operator && (
-                          <Button size="sm" variant="secondary" onClick={() => setPending({ user, kind: 'promote' })} aria-label={`Make ${user.email} an operator`}>
+                          <Button
+                            size="sm"
+                            variant="secondary"
+                            onClick={() => setPending({ user, kind: 'promote' })}
+                            aria-label={`Make ${user.email} an operator`}
+                          >
                             Make operator
                           </Button>
                         )}
                         {user.two_factor && (
-                          <Button size="sm" variant="secondary" onClick={() => setPending({ user, kind: 'reset-two-factor' })} aria-label={`Reset the two-factor sign-in of ${user.email}`}>
+                          <Button
+                            size="sm"
+                            variant="secondary"
+                            onClick={() => setPending({ user, kind: 'reset-two-factor' })}
+                            aria-label={`Reset the two-factor sign-in of ${user.email}`}
+                          >
                             Reset two-factor
                           </Button>
                         )}

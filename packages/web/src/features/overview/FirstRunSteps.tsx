@@ -51,7 +51,11 @@ export function FirstRunSteps() {
         {steps.map((step, index) => (
           <li key={step.label} className="flex flex-wrap items-center gap-2 text-sm">
             <span
-              className={step.done ? 'flex size-5 items-center justify-center rounded-full bg-green-700 text-xs text-white' : 'flex size-5 items-center justify-center rounded-full border-2 border-gray-400 text-xs'}
+              className={
+                step.done
+                  ? 'flex size-5 items-center justify-center rounded-full bg-green-700 text-xs text-white'
+                  : 'flex size-5 items-center justify-center rounded-full border-2 border-gray-400 text-xs'
+              }
               aria-hidden="true"
             >
               {step.done ? '✓' : index + 1}

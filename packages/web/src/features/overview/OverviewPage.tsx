@@ -87,7 +87,11 @@ function Usage() {
                   {formatNumber(u.included_used)} of {formatNumber(u.included_allowance)} used
                 </span>
               </p>
-              <Meter value={u.included_used} max={u.included_allowance} label={`${formatNumber(u.included_used)} of ${formatNumber(u.included_allowance)} included documents used`} />
+              <Meter
+                value={u.included_used}
+                max={u.included_allowance}
+                label={`${formatNumber(u.included_used)} of ${formatNumber(u.included_allowance)} included documents used`}
+              />
             </>
           ) : (
             <p className="text-sm">{formatNumber(u.unlimited_units + u.billable_units)} documents this month; your plan does not limit them.</p>

@@ -147,7 +147,12 @@ function AddPasskeyDialog({ open, onOpenChange, onAdded }: AddPasskeyDialogProps
       onSubmit={() => void add()}
     >
       <div className="flex flex-col gap-4">
-        <Field label="Name" hint="So you can tell it apart later, e.g. “Work laptop” or “Blue security key”." error={error?.field === 'name' ? error.text : null} required>
+        <Field
+          label="Name"
+          hint="So you can tell it apart later, e.g. “Work laptop” or “Blue security key”."
+          error={error?.field === 'name' ? error.text : null}
+          required
+        >
           <Input autoComplete="off" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
         </Field>
         <Field label="Your password" error={error?.field === 'password' ? error.text : null} required>

@@ -20,7 +20,11 @@ export function RecoveryCodesDialog({ codes, onDone }: { codes: string[] | null;
     >
       {codes && (
         <div className="flex flex-col gap-3">
-          <ol data-testid="recovery-codes" aria-label="Recovery codes" className="grid grid-cols-2 gap-x-4 gap-y-1.5 rounded-md border border-line bg-gray-50 p-3 font-mono text-sm">
+          <ol
+            data-testid="recovery-codes"
+            aria-label="Recovery codes"
+            className="grid grid-cols-2 gap-x-4 gap-y-1.5 rounded-md border border-line bg-gray-50 p-3 font-mono text-sm"
+          >
             {codes.map((code) => (
               <li key={code}>{code}</li>
             ))}

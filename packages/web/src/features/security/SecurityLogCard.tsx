@@ -11,7 +11,10 @@ import { securityApi, securityEventsKey } from './security-api.ts'
 export function SecurityLogCard() {
   const events = useQuery({ queryKey: securityEventsKey, queryFn: securityApi.events })
   return (
-    <Card title="Security log" description="Changes to how you sign in, newest first. Each one was also e-mailed to you: if one was not you, change your password.">
+    <Card
+      title="Security log"
+      description="Changes to how you sign in, newest first. Each one was also e-mailed to you: if one was not you, change your password."
+    >
       <QueryView query={events} loadingLabel="Loading the security log…">
         {({ events: list }) =>
           list.length === 0 ? (

@@ -30,7 +30,9 @@ export function TotpCard({ status }: { status: TwoFactorStatus }) {
     <Card
       title="Authenticator app"
       description="A 6-digit code from an app on your phone (Google Authenticator, Microsoft Authenticator, 1Password, Aegis…) after your password."
-      actions={status.totp.enabled ? <Badge tone="success">{status.totp.enabled_at ? `On since ${formatDate(status.totp.enabled_at)}` : 'On'}</Badge> : undefined}
+      actions={
+        status.totp.enabled ? <Badge tone="success">{status.totp.enabled_at ? `On since ${formatDate(status.totp.enabled_at)}` : 'On'}</Badge> : undefined
+      }
     >
       {status.totp.enabled ? (
         <Button variant="danger-secondary" onClick={() => setRemoving(true)}>
@@ -109,7 +111,13 @@ function TotpSetupForm({ setup, onDone, onCancel, onExpired }: TotpSetupFormProp
   }
   return (
     // Focus moves here when the set-up opens (its button is gone), and a screen reader names the region.
-    <div ref={focusOnMount} tabIndex={-1} role="group" aria-label="Set up the authenticator app" className="grid gap-5 focus:outline-none md:grid-cols-[auto_minmax(0,1fr)]">
+    <div
+      ref={focusOnMount}
+      tabIndex={-1}
+      role="group"
+      aria-label="Set up the authenticator app"
+      className="grid gap-5 focus:outline-none md:grid-cols-[auto_minmax(0,1fr)]"
+    >
       <div className="flex flex-col items-center gap-2 md:items-start">
         <img
           src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(setup.qr_svg)}`}

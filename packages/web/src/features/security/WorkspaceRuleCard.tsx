@@ -37,12 +37,7 @@ function RuleControls({ rule, workspace, abilities }: { rule: WorkspaceRule; wor
   const ownerWithoutFactor = mayChange && own.data?.enabled === false
   return (
     <div className="flex flex-col gap-4">
-      <Switch
-        checked={rule.require_two_factor}
-        onCheckedChange={setPending}
-        disabled={!mayChange}
-        label="Require a second sign-in step for every member"
-      />
+      <Switch checked={rule.require_two_factor} onCheckedChange={setPending} disabled={!mayChange} label="Require a second sign-in step for every member" />
       {!mayChange && <p className="text-sm text-muted">Only owners can change this.</p>}
       {ownerWithoutFactor && !rule.require_two_factor && (
         <p className="text-sm">
@@ -81,7 +76,9 @@ function RuleControls({ rule, workspace, abilities }: { rule: WorkspaceRule; wor
         description={
           pending
             ? `Everyone must confirm each sign-in with an authenticator app or a passkey. ${
-                without.length > 0 ? `${without.length} member${without.length === 1 ? '' : 's'} without one will see only their account pages until they set one up. ` : ''
+                without.length > 0
+                  ? `${without.length} member${without.length === 1 ? '' : 's'} without one will see only their account pages until they set one up. `
+                  : ''
               }Every member is e-mailed about the change.`
             : 'Members can again sign in with their password alone (those who set up a second step keep using it). Every member is e-mailed about the change.'
         }

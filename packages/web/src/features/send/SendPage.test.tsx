@@ -69,8 +69,17 @@ describe('the Send page places a refusal by its field', () => {
     expect(descriptionOf(email)).toContain('Enter a valid email address')
     expect(screen.queryByText(/signers\[0\]/)).toBeNull()
     expect(screen.queryByText('The document was not sent')).toBeNull()
-    expect(within(screen.getByRole('group', { name: 'Party 2' })).getByRole('textbox', { name: /E-mail/ }).getAttribute('aria-invalid')).toBeNull()
-    expect(server.sent.at(-1)).toMatchObject({ signers: [{ role: 0, email: 'ann@example' }, { role: 1, email: '' }] })
+    expect(
+      within(screen.getByRole('group', { name: 'Party 2' }))
+        .getByRole('textbox', { name: /E-mail/ })
+        .getAttribute('aria-invalid'),
+    ).toBeNull()
+    expect(server.sent.at(-1)).toMatchObject({
+      signers: [
+        { role: 0, email: 'ann@example' },
+        { role: 1, email: '' },
+      ],
+    })
   })
 
   it("a refusal without a field shows the server's text above the button", async () => {

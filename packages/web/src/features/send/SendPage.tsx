@@ -143,39 +143,43 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
   function signerAndInvitation() {
     return (
       <>
-      {roles.map((role) => (
-        <fieldset key={role} className="rounded-lg border border-line bg-white p-4 sm:p-5">
-          <legend className="px-1 text-base font-semibold">{single ? 'Signer' : partyLabel(role)}</legend>
-          <div className="grid gap-3 sm:grid-cols-2">
-            <Field label="E-mail" required error={errorFor(`party.${role}.email`) ?? errorFor(`party.${role}.role`)}>
-              <Input type="email" autoComplete="off" value={party(role).email} onChange={(e) => setParty(role, { email: e.target.value })} />
+        {roles.map((role) => (
+          <fieldset key={role} className="rounded-lg border border-line bg-white p-4 sm:p-5">
+            <legend className="px-1 text-base font-semibold">{single ? 'Signer' : partyLabel(role)}</legend>
+            <div className="grid gap-3 sm:grid-cols-2">
+              <Field label="E-mail" required error={errorFor(`party.${role}.email`) ?? errorFor(`party.${role}.role`)}>
+                <Input type="email" autoComplete="off" value={party(role).email} onChange={(e) => setParty(role, { email: e.target.value })} />
+              </Field>
+              <Field label="Name" error={errorFor(`party.${role}.name`)}>
+                <Input autoComplete="off" value={party(role).name} onChange={(e) => setParty(role, { name: e.target.value })} />
+              </Field>
+            </div>
+            <Switch
+              className="mt-3"
+              label="Ask for a one-time code sent by e-mail before the document opens"
+              checked={party(role).auth_required}
+              onCheckedChange={(auth_required) => setParty(role, { auth_required })}
+            />
+            {errorFor(`party.${role}.auth_required`) && (
+              <p className="mt-1 text-sm text-red-700" role="alert">
+                {errorFor(`party.${role}.auth_required`)}
+              </p>
+            )}
+          </fieldset>
+        ))}
+        <Card title="Invitation">
+          <div className="flex flex-col gap-3">
+            <Field label="Expires" hint="Optional. After this moment the signing links stop working." error={errorFor('expires_at')}>
+              <Input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
             </Field>
-            <Field label="Name" error={errorFor(`party.${role}.name`)}>
-              <Input autoComplete="off" value={party(role).name} onChange={(e) => setParty(role, { name: e.target.value })} />
+            <Field label="Subject" hint="Optional; a standard subject names the document." error={errorFor('invite_subject')}>
+              <Input value={subject} maxLength={200} onChange={(e) => setSubject(e.target.value)} />
+            </Field>
+            <Field label="Message" hint="Optional; shown in the invitation e-mail." error={errorFor('invite_message')}>
+              <Textarea value={message} maxLength={2000} onChange={(e) => setMessage(e.target.value)} />
             </Field>
           </div>
-          <Switch
-            className="mt-3"
-            label="Ask for a one-time code sent by e-mail before the document opens"
-            checked={party(role).auth_required}
-            onCheckedChange={(auth_required) => setParty(role, { auth_required })}
-          />
-          {errorFor(`party.${role}.auth_required`) && <p className="mt-1 text-sm text-red-700" role="alert">{errorFor(`party.${role}.auth_required`)}</p>}
-        </fieldset>
-      ))}
-      <Card title="Invitation">
-        <div className="flex flex-col gap-3">
-          <Field label="Expires" hint="Optional. After this moment the signing links stop working." error={errorFor('expires_at')}>
-            <Input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
-          </Field>
-          <Field label="Subject" hint="Optional; a standard subject names the document." error={errorFor('invite_subject')}>
-            <Input value={subject} maxLength={200} onChange={(e) => setSubject(e.target.value)} />
-          </Field>
-          <Field label="Message" hint="Optional; shown in the invitation e-mail." error={errorFor('invite_message')}>
-            <Textarea value={message} maxLength={2000} onChange={(e) => setMessage(e.target.value)} />
-          </Field>
-        </div>
-      </Card>
+        </Card>
       </>
     )
   }

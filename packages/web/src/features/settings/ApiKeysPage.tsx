@@ -19,7 +19,10 @@ import { SecretDialog } from './SecretDialog.tsx'
 export function ApiKeysPage() {
   return (
     <>
-      <PageHeader title="Integration and API" description="API keys let your systems send documents and read their status through the REST API and the MCP endpoint." />
+      <PageHeader
+        title="Integration and API"
+        description="API keys let your systems send documents and read their status through the REST API and the MCP endpoint."
+      />
       <RequireAbility ability="manage_api_keys" what="API keys">
         <Keys />
       </RequireAbility>
@@ -59,7 +62,10 @@ function Keys() {
       <QueryView query={keys} loadingLabel="Loading keys…">
         {({ keys: list }) =>
           list.length === 0 ? (
-            <EmptyState title="No API keys yet" description="Create one for each system that calls Signet, so you can revoke one without touching the others." />
+            <EmptyState
+              title="No API keys yet"
+              description="Create one for each system that calls Signet, so you can revoke one without touching the others."
+            />
           ) : (
             <Table caption="API keys">
               <THead>

@@ -54,7 +54,11 @@ export function BillingPage() {
                   Plan <strong className="capitalize">{u.plan}</strong>: {formatNumber(u.included_allowance)} documents included per month
                   {u.unit_price_cents > 0 ? `, then ${formatCents(u.unit_price_cents)} each` : ', then credit packs'}.
                 </p>
-                <Meter value={u.included_used} max={u.included_allowance} label={`${u.included_used} of ${u.included_allowance} included units used in ${formatPeriod(u.period)}`} />
+                <Meter
+                  value={u.included_used}
+                  max={u.included_allowance}
+                  label={`${u.included_used} of ${u.included_allowance} included units used in ${formatPeriod(u.period)}`}
+                />
                 <Table caption={`Usage in ${formatPeriod(u.period)}`} className="mt-4">
                   <TBody>
                     <Row label="Included units used" value={`${formatNumber(u.included_used)} of ${formatNumber(u.included_allowance)}`} />
@@ -140,7 +144,10 @@ function SpendCap({ editable }: { editable: boolean }) {
     save.mutate(Math.round(value * 100))
   }
   return (
-    <Card title="Spend cap" description="The most billable usage per calendar month. Sends that would go over it are refused until the next month or a higher cap.">
+    <Card
+      title="Spend cap"
+      description="The most billable usage per calendar month. Sends that would go over it are refused until the next month or a higher cap."
+    >
       <QueryView query={cap} loadingLabel="Loading the spend cap…">
         {(current) => (
           <>

@@ -71,8 +71,8 @@ function StatusText({ check }: { check: IdentityCheck }) {
       return (
         <p className="text-sm">
           <strong>{check.legal_name}</strong> was approved {formatDate(check.decided_at)}
-          {check.verifier ? ` (verifier: ${check.verifier})` : ''}. Valid until <strong>{formatDate(check.valid_until)}</strong>; you can renew it in its last 30
-          days.
+          {check.verifier ? ` (verifier: ${check.verifier})` : ''}. Valid until <strong>{formatDate(check.valid_until)}</strong>; you can renew it in its last
+          30 days.
         </p>
       )
     case 'rejected':
@@ -83,7 +83,11 @@ function StatusText({ check }: { check: IdentityCheck }) {
         </p>
       )
     case 'expired':
-      return <p className="text-sm">The approval of {check.legal_name ?? 'this workspace'} expired {formatDate(check.valid_until)}. Submit it again to seal.</p>
+      return (
+        <p className="text-sm">
+          The approval of {check.legal_name ?? 'this workspace'} expired {formatDate(check.valid_until)}. Submit it again to seal.
+        </p>
+      )
   }
 }
 
@@ -152,6 +156,10 @@ function SubmitCheck({ renewal }: { renewal: boolean }) {
 
 /** POST /identity-check?legal_name=… with the file itself as the body, under its own type (openapi-fetch would JSON-encode it). */
 async function submitIdentityCheck(legalName: string, file: File): Promise<IdentityCheck> {
-  const response = await fetchRaw(`/identity-check?legal_name=${encodeURIComponent(legalName)}`, { method: 'POST', body: file, headers: { 'content-type': file.type } })
+  const response = await fetchRaw(`/identity-check?legal_name=${encodeURIComponent(legalName)}`, {
+    method: 'POST',
+    body: file,
+    headers: { 'content-type': file.type },
+  })
   return (await response.json()) as IdentityCheck
 }

@@ -35,9 +35,7 @@ export function MembersPage() {
         {manager && <InviteForm ownerMayInvite={me.abilities.manage_owners} />}
         <Card title="People in this workspace">
           <QueryView query={members} loadingLabel="Loading members…">
-            {(data) => (
-              <MemberTable members={data.members} abilities={me.abilities} myId={me.user.id} withoutSecondStep={withoutSecondStep} />
-            )}
+            {(data) => <MemberTable members={data.members} abilities={me.abilities} myId={me.user.id} withoutSecondStep={withoutSecondStep} />}
           </QueryView>
         </Card>
         {me.workspace && <WorkspaceRuleCard workspace={me.workspace.name} abilities={me.abilities} />}
@@ -78,7 +76,11 @@ function InviteForm({ ownerMayInvite }: { ownerMayInvite: boolean }) {
           <Input type="email" autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />
         </Field>
         <Field label="Role">
-          <Select value={role} onValueChange={(value) => setRole(value as WorkspaceRole)} options={roles.map((value) => ({ value, label: ROLE_LABELS[value] }))} />
+          <Select
+            value={role}
+            onValueChange={(value) => setRole(value as WorkspaceRole)}
+            options={roles.map((value) => ({ value, label: ROLE_LABELS[value] }))}
+          />
         </Field>
         <Button type="submit" loading={invite.isPending} className="sm:mb-0">
           Send invitation

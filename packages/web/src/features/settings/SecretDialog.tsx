@@ -20,7 +20,13 @@ export interface SecretDialogProps {
 /** A secret shown once, when it is created (an API key, a webhook's signing secret), with a copy button. */
 export function SecretDialog({ secret, title, description, copyLabel, testId, children, onClose }: SecretDialogProps) {
   return (
-    <Dialog open={secret !== null} onOpenChange={(open) => !open && onClose()} title={title} description={description} footer={<Button onClick={onClose}>Done</Button>}>
+    <Dialog
+      open={secret !== null}
+      onOpenChange={(open) => !open && onClose()}
+      title={title}
+      description={description}
+      footer={<Button onClick={onClose}>Done</Button>}
+    >
       {secret && (
         <div className="flex flex-col gap-3">
           {children}

@@ -8,8 +8,7 @@ export const webhooksApi = {
   rotateSecret: (id: string) => unwrap(api.POST('/webhooks/{id}/rotate-secret', { params: { path: { id } } })),
   deliveries: (id: string, offset: number, limit: number) =>
     unwrap(api.GET('/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit, offset } } })),
-  redeliver: (id: string, deliveryId: string) =>
-    unwrap(api.POST('/webhooks/{id}/deliveries/{deliveryId}/redeliver', { params: { path: { id, deliveryId } } })),
+  redeliver: (id: string, deliveryId: string) => unwrap(api.POST('/webhooks/{id}/deliveries/{deliveryId}/redeliver', { params: { path: { id, deliveryId } } })),
   sendTest: (id: string) => unwrap(api.POST('/webhooks/{id}/test', { params: { path: { id } } })),
 }
 

@@ -39,7 +39,13 @@ export function usePdfDrop(onFile: (file: File) => void) {
   return { dragging, refusal, take, handlers }
 }
 
-export function PdfDropZone({ dragging, chosen, refusal, onChoose, children }: {
+export function PdfDropZone({
+  dragging,
+  chosen,
+  refusal,
+  onChoose,
+  children,
+}: {
   dragging: boolean
   chosen: File | null
   refusal: string | null

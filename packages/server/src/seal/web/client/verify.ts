@@ -24,7 +24,11 @@ const VERDICTS: Record<Verdict, { tone: 'ok' | 'warn' | 'bad'; heading: string; 
   'signed-untimed': { tone: 'warn', heading: 'Signed, without a proven time', detail: 'The signature is intact but carries no RFC 3161 time-stamp.' },
   unverified: { tone: 'bad', heading: 'Invalid signature', detail: 'A signature, its certificate chain or its time-stamp does not check out.' },
   mismatch: { tone: 'bad', heading: 'Altered', detail: 'The file was changed after it was signed.' },
-  unsupported: { tone: 'bad', heading: 'Cannot check this file', detail: 'It is not a readable PDF, or its signatures use a format this checker does not support.' },
+  unsupported: {
+    tone: 'bad',
+    heading: 'Cannot check this file',
+    detail: 'It is not a readable PDF, or its signatures use a format this checker does not support.',
+  },
   'no-signature': { tone: 'bad', heading: 'No signature', detail: 'This PDF carries no digital signature at all.' },
 }
 

@@ -42,7 +42,11 @@ export async function renderDocument({ pdfjsUrl, workerUrl, documentUrl, onFirst
     const page = await pdf.getPage(Number(el.dataset.page))
     if (s.key !== key) return // a newer render of this page (another size) started meanwhile
     const viewport = page.getViewport({ scale: (el.clientWidth / page.getViewport({ scale: 1 }).width) * dpr })
-    const canvas = Object.assign(document.createElement('canvas'), { className: 'page-canvas', width: Math.round(viewport.width), height: Math.round(viewport.height) })
+    const canvas = Object.assign(document.createElement('canvas'), {
+      className: 'page-canvas',
+      width: Math.round(viewport.width),
+      height: Math.round(viewport.height),
+    })
     canvas.setAttribute('aria-hidden', 'true')
     s.task = page.render({ canvas, canvasContext: canvas.getContext('2d') ?? undefined, viewport })
     try {

@@ -150,4 +150,3 @@ export function FieldBox({ field, viewports, selected, dispatch, pages }: FieldB
     </div>
   )
 }
-

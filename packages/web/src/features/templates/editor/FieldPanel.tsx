@@ -1,15 +1,7 @@
 import { useState, type Dispatch } from 'react'
 import { Button, Field, Input, Select, Switch } from '../../../components/index.ts'
 import { partyLabel } from '../../../lib/vocabulary.ts'
-import {
-  FIELD_TYPES,
-  MAX_ROLE,
-  fieldTypeName,
-  type EditorAction,
-  type EditorField,
-  type FieldType,
-  type PageSize,
-} from './editor-state.ts'
+import { FIELD_TYPES, MAX_ROLE, fieldTypeName, type EditorAction, type EditorField, type FieldType, type PageSize } from './editor-state.ts'
 
 export const TYPE_OPTIONS = FIELD_TYPES.map((type) => ({ value: type, label: fieldTypeName(type) }))
 export const ROLE_OPTIONS = Array.from({ length: MAX_ROLE + 1 }, (_, role) => ({ value: String(role), label: partyLabel(role) }))

@@ -3,7 +3,17 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, u
 import { Button, ErrorMessage, Field, Select } from '../../../components/index.ts'
 import { cn } from '../../../lib/cn.ts'
 import { partyLabel } from '../../../lib/vocabulary.ts'
-import { editorReducer, emptyEditor, fieldTypeName, FIELD_TYPES, type EditorAction, type EditorState, type FieldType, type PageSize, type TemplateField } from './editor-state.ts'
+import {
+  editorReducer,
+  emptyEditor,
+  fieldTypeName,
+  FIELD_TYPES,
+  type EditorAction,
+  type EditorState,
+  type FieldType,
+  type PageSize,
+  type TemplateField,
+} from './editor-state.ts'
 import { FieldPanel, ROLE_OPTIONS } from './FieldPanel.tsx'
 import type { PageFinder, PageTarget } from './FieldBox.tsx'
 import type { PageViewports } from './geometry.ts'
@@ -115,7 +125,13 @@ export function TemplateEditor({ pdf, serverPages, fields, children }: TemplateE
         <div className="z-20 mb-3 flex lg:sticky lg:top-0 flex-wrap items-end gap-2 rounded-lg border border-line bg-white p-3 shadow-sm">
           <div role="group" aria-label="Field to place" className="flex flex-wrap gap-1">
             {FIELD_TYPES.map((type) => (
-              <Button key={type} size="sm" variant={tool === type ? 'primary' : 'secondary'} aria-pressed={tool === type} onClick={() => setTool(tool === type ? null : type)}>
+              <Button
+                key={type}
+                size="sm"
+                variant={tool === type ? 'primary' : 'secondary'}
+                aria-pressed={tool === type}
+                onClick={() => setTool(tool === type ? null : type)}
+              >
                 {fieldTypeName(type)}
               </Button>
             ))}
@@ -123,7 +139,11 @@ export function TemplateEditor({ pdf, serverPages, fields, children }: TemplateE
           <Field label="For" className="w-36">
             <Select value={String(role)} onValueChange={(value) => setRole(Number(value))} options={ROLE_OPTIONS} />
           </Field>
-          <span aria-hidden="true" className="mb-2 size-4 rounded-full border-2" style={{ borderColor: roleColour(role).border, background: roleColour(role).fill }} />
+          <span
+            aria-hidden="true"
+            className="mb-2 size-4 rounded-full border-2"
+            style={{ borderColor: roleColour(role).border, background: roleColour(role).fill }}
+          />
           <p className="w-full text-sm text-muted" aria-live="polite">
             {tool
               ? `Click or drag on a page to place a ${fieldTypeName(tool).toLowerCase()} field for ${partyLabel(role)}.`
@@ -219,4 +239,7 @@ function fieldSpace(page: PDFPageProxy, server: PageSize | undefined): PageSize 
 }
 
 const isTyping = (element: Element | null): boolean =>
-  element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement || element instanceof HTMLSelectElement || (element instanceof HTMLElement && element.isContentEditable)
+  element instanceof HTMLInputElement ||
+  element instanceof HTMLTextAreaElement ||
+  element instanceof HTMLSelectElement ||
+  (element instanceof HTMLElement && element.isContentEditable)

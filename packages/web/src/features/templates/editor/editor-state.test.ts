@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { editorReducer, emptyEditor, fieldAccessibleName, fieldsForSave, hasUnsavedChanges, MIN_FIELD_SIZE, type EditorAction, type EditorState, type TemplateField } from './editor-state.ts'
+import {
+  editorReducer,
+  emptyEditor,
+  fieldAccessibleName,
+  fieldsForSave,
+  hasUnsavedChanges,
+  MIN_FIELD_SIZE,
+  type EditorAction,
+  type EditorState,
+  type TemplateField,
+} from './editor-state.ts'
 
 const LETTER = { width: 612, height: 792 }
 const A4 = { width: 595.28, height: 841.89 }

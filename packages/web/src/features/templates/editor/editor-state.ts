@@ -165,7 +165,13 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
     case 'undo': {
       const previous = state.past[state.past.length - 1]
       if (!previous) return state
-      return { ...state, fields: previous, past: state.past.slice(0, -1), future: [state.fields, ...state.future], selected: keepSelection(previous, state.selected) }
+      return {
+        ...state,
+        fields: previous,
+        past: state.past.slice(0, -1),
+        future: [state.fields, ...state.future],
+        selected: keepSelection(previous, state.selected),
+      }
     }
     case 'redo': {
       const next = state.future[0]
@@ -182,9 +188,7 @@ const keepSelection = (fields: EditorField[], selected: string | null): string |
 
 /** The fields as the API takes them (PUT /templates/{id}/fields), in page and reading order. */
 export function fieldsForSave(fields: EditorField[]): TemplateField[] {
-  return [...fields]
-    .sort((a, b) => a.page - b.page || a.y - b.y || a.x - b.x)
-    .map(({ key: _key, ...field }) => field)
+  return [...fields].sort((a, b) => a.page - b.page || a.y - b.y || a.x - b.x).map(({ key: _key, ...field }) => field)
 }
 
 /** Whether the fields differ from the last loaded or saved ones (an undo back to them counts as clean). */
