@@ -361,7 +361,7 @@ describe('invitations', () => {
     const email = uniqueEmail()
     expect((await single({ email }, { invite_subject: '', invite_message: '' })).status).toBe(201)
     const [invitation] = await server.mail.waitFor(email)
-    expect(invitation?.subject).toMatch(/sent you "Test Agreement" to sign/)
+    expect(invitation?.subject).toMatch(/sent you "Test Agreement — [^"]+" to sign$/)
     expect(invitation?.html).not.toContain('<blockquote')
   })
 

@@ -89,7 +89,7 @@ describe('finding 1: one unauthenticated request froze every tenant', () => {
       const paths = ['/api/v1/auth/login', '/api/v1/auth/signup', '/api/v1/auth/forgot-password', '/api/v1/auth/reset-password', '/api/v1/auth/verify-email']
       const body = balanced(MB)
       const { answers, slowestMs } = await flood(times(10, (i) => ({ path: paths[i % paths.length] as string, body })))
-      for (const answer of answers) expect(answer).toEqual({ status: 413, body: { error: refusal } })
+      for (const answer of answers) expect(answer).toEqual({ status: 413, body: { error: refusal, code: 'payload_too_large' } })
       expect(slowestMs).toBeLessThan(HEALTHY_MS)
 
       // A real log-in body is well within the limit (and answered as before).
@@ -107,7 +107,7 @@ describe('finding 1: one unauthenticated request froze every tenant', () => {
       const post = (text: string) => postRaw(server, '/api/v1/documents', text, auth)
       const body = balanced(MB)
       const { answers, slowestMs } = await flood(times(10, () => ({ path: '/api/v1/documents', headers: auth, body })))
-      for (const answer of answers) expect(answer).toEqual({ status: 400, body: { error: depthError } })
+      for (const answer of answers) expect(answer).toEqual({ status: 400, body: { error: depthError, code: 'invalid_request' } })
       expect(slowestMs).toBeLessThan(HEALTHY_MS)
 
       // The bound is exact, and brackets inside strings do not count.
@@ -118,7 +118,7 @@ describe('finding 1: one unauthenticated request froze every tenant', () => {
         /^x is not an allowed field|template_id is required/,
       )
       const tooDeep = `{"x":${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}}`
-      expect(await post(tooDeep)).toEqual({ status: 400, body: { error: depthError } })
+      expect(await post(tooDeep)).toEqual({ status: 400, body: { error: depthError, code: 'invalid_request' } })
       const bracketsInText = JSON.stringify({
         template_id: org.templateId,
         signer: { email: 'ann@example.com' },
@@ -134,7 +134,7 @@ describe('finding 1: one unauthenticated request froze every tenant', () => {
     expect(values.length).toBeLessThan(MB)
     expect(await postRaw(server, '/api/v1/documents', values, { authorization: `Bearer ${org.apiKey}` })).toEqual({
       status: 413,
-      body: { error: `The request body holds more than ${MAX_JSON_VALUES} values.` },
+      body: { error: `The request body holds more than ${MAX_JSON_VALUES} values.`, code: 'payload_too_large' },
     })
   })
 
@@ -146,11 +146,17 @@ describe('finding 1: one unauthenticated request froze every tenant', () => {
     const tooMuch = JSON.stringify({ values: { ...valuesFor(0), '1': 'x'.repeat(limit) } })
     expect(await postRaw(server, `/sign/${signer.token}/finish`, tooMuch)).toEqual({
       status: 413,
-      body: { error: `The request body is larger than ${limit} bytes, the most your fields can need (a signature image is at most 256 KiB).` },
+      body: {
+        error: `The request body is larger than ${limit} bytes, the most your fields can need (a signature image is at most 256 KiB).`,
+        code: 'payload_too_large',
+      },
     })
     expect(await postRaw(server, `/sign/${signer.token}/decline`, JSON.stringify({ reason: 'x'.repeat(16 * 1024) }))).toEqual({
       status: 413,
-      body: { error: "The request body is larger than 16384 bytes (16 KiB: a signer's requests other than finishing carry a few short fields)." },
+      body: {
+        error: "The request body is larger than 16384 bytes (16 KiB: a signer's requests other than finishing carry a few short fields).",
+        code: 'payload_too_large',
+      },
     })
     // A real signature (and the other fields) still signs.
     const finished = await signer.finish({ ...valuesFor(0), '0': pngDataUrl() })
@@ -178,7 +184,8 @@ describe('finding 2: any API key froze the server through /api/mcp', () => {
     async () => {
       const body = listWithTail(nested(34 * MB))
       const { answers, slowestMs } = await flood(times(2, () => ({ path: '/api/mcp', headers: mcpHeaders(org.apiKey), body })))
-      for (const answer of answers) expect(answer).toEqual({ status: 400, body: { error: `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.` } })
+      for (const answer of answers)
+        expect(answer).toEqual({ status: 400, body: { error: `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`, code: 'invalid_request' } })
       expect(slowestMs).toBeLessThan(HEALTHY_MS)
     },
     ATTACK_TIMEOUT_MS,
@@ -197,7 +204,7 @@ describe('finding 2: any API key froze the server through /api/mcp', () => {
         Buffer.from(`[${rpcText(1, 'tools/call', { name: 'seal_document', arguments: { file_base64: 'QUJD'.repeat(8 * MB), filename: 'a.pdf' } })}]`), // a seal call in a batch
       ]
       const { answers, slowestMs } = await flood(shapes.map((body) => ({ path: '/api/mcp', headers: mcpHeaders(org.apiKey), body })))
-      for (const answer of answers) expect(answer).toEqual({ status: 413, body: { error: refusal } })
+      for (const answer of answers) expect(answer).toEqual({ status: 413, body: { error: refusal, code: 'payload_too_large' } })
       expect(slowestMs).toBeLessThan(HEALTHY_MS)
 
       // One seal_document call of 10 MB is read, parsed and handed to the tool (which wants the org's identity check first).

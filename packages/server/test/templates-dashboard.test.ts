@@ -288,6 +288,7 @@ describe('rename, duplicate, delete', () => {
       expect(response.status).toBe(402)
       expect(await bodyOf(response)).toEqual({
         error: 'A Free org can have one template; upgrade the plan to add more.',
+        code: 'payment_required',
         upgrade_url: expect.stringContaining(org.orgId) as unknown,
       })
     }

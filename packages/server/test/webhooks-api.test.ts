@@ -373,7 +373,10 @@ describe('managing endpoints', () => {
       ['POST', `/api/v1/webhooks/${endpoint.id}/deliveries/${endpoint.id}/redeliver`, undefined],
     ] as const) {
       const response = await server.request(path, { method, key: downgraded.apiKey, ...(json ? { json } : {}) })
-      expect({ status: response.status, body: await bodyOf(response) }).toEqual({ status: 402, body: { error: expect.any(String) as unknown, upgrade: true } })
+      expect({ status: response.status, body: await bodyOf(response) }).toEqual({
+        status: 402,
+        body: { error: expect.any(String) as unknown, code: 'payment_required', upgrade: true },
+      })
     }
     expect((await server.request(`/api/v1/webhooks/${endpoint.id}`, { method: 'DELETE', key: downgraded.apiKey })).status).toBe(200)
   })

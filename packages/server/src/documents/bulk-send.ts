@@ -162,7 +162,7 @@ async function sendBatch(
     await enqueueMail(
       tx,
       allowed.map((r) =>
-        invitationMessage(actor, { documentId: r.documentId, to: r.email, signerName: r.name ?? null, link: r.link, title: template.name, expiresAt: null }),
+        invitationMessage(actor, { documentId: r.documentId, to: r.email, signerName: r.name ?? null, link: r.link, title: r.title, expiresAt: null }),
       ),
     )
     await usage.record(allowed.map((r) => r.documentId))

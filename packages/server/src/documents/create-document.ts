@@ -86,8 +86,8 @@ export async function createDocument(
           to: r.email,
           signerName: r.name ?? null,
           link: r.link,
-          // A signer reads the template's name, not their own name in the default title.
-          title: input.title ?? template.name,
+          // One name for the document everywhere: the invitation, a re-sent one, the cancellation and the signing page.
+          title,
           expiresAt,
           customSubject: input.invite_subject,
           customMessage: input.invite_message,
