@@ -74,6 +74,8 @@ describe('a server without SMTP_URL', () => {
     expect(await bodyOf(refused)).toEqual({
       error:
         'This Signet instance sends no e-mail (SMTP_URL is not set), so a signer could not receive the one-time code auth_required needs. Set SMTP_URL, or send without auth_required.',
+      code: 'invalid_request',
+      field: '/signer/auth_required',
     })
     // Without a code the invitation is kept and logged as before, by subject.
     expect(await statusOf(postDocument(server, org.apiKey, { template_id: org.templateId, signer: { email } }))).toBe(201)
