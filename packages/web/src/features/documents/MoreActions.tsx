@@ -1,12 +1,11 @@
 import * as Menu from '@radix-ui/react-dropdown-menu'
 import { useState } from 'react'
-import { buttonClass, ConfirmDialog, useToast } from '../../components/index.ts'
-import { useVoidDocument, type DocumentDetail } from './queries.ts'
+import { buttonClass } from '../../components/index.ts'
+import type { DocumentDetail } from './queries.ts'
+import { VoidDialog } from './VoidDialog.tsx'
 
 /** The actions one rarely takes, kept out of the way below the signers: voiding a document out for signature. */
 export function MoreActions({ document }: { document: DocumentDetail }) {
-  const toast = useToast()
-  const voidDocument = useVoidDocument()
   const [confirming, setConfirming] = useState(false)
   if (document.status !== 'sent') return null
   return (
@@ -24,18 +23,7 @@ export function MoreActions({ document }: { document: DocumentDetail }) {
           </Menu.Content>
         </Menu.Portal>
       </Menu.Root>
-      <ConfirmDialog
-        open={confirming}
-        onOpenChange={setConfirming}
-        title="Void this document?"
-        description="Signers can no longer open or sign it. This cannot be undone."
-        confirmLabel="Void document"
-        destructive
-        onConfirm={async () => {
-          await voidDocument.mutateAsync(document.id)
-          toast({ title: 'Document voided', tone: 'success' })
-        }}
-      />
+      <VoidDialog documentId={document.id} open={confirming} onOpenChange={setConfirming} />
     </div>
   )
 }

@@ -1,7 +1,8 @@
 import { useState } from 'react'
 import { Button, ConfirmDialog, useToast } from '../../components/index.ts'
 import { errorMessage } from '../../api/client.ts'
-import { download, fileNameOf, useResendInvitation, useVoidDocument, type DocumentListItem } from './queries.ts'
+import { download, fileNameOf, useResendInvitation, type DocumentListItem } from './queries.ts'
+import { VoidDialog } from './VoidDialog.tsx'
 
 /** What one can do with a document from the list: download it once completed; resend or void it while it waits. */
 export function RowActions({ document }: { document: DocumentListItem }) {
@@ -66,26 +67,13 @@ function ResendAction({ document }: { document: DocumentListItem }) {
 }
 
 function VoidAction({ document }: { document: DocumentListItem }) {
-  const toast = useToast()
-  const voidDocument = useVoidDocument()
   const [confirming, setConfirming] = useState(false)
   return (
     <>
       <Button size="sm" variant="danger-secondary" onClick={() => setConfirming(true)} aria-label={`Void ${document.title}`}>
         Void
       </Button>
-      <ConfirmDialog
-        open={confirming}
-        onOpenChange={setConfirming}
-        title="Void this document?"
-        description="Signers can no longer open or sign it. This cannot be undone."
-        confirmLabel="Void document"
-        destructive
-        onConfirm={async () => {
-          await voidDocument.mutateAsync(document.id)
-          toast({ title: 'Document voided', tone: 'success' })
-        }}
-      />
+      <VoidDialog documentId={document.id} open={confirming} onOpenChange={setConfirming} />
     </>
   )
 }
