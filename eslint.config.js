@@ -88,6 +88,24 @@ export default tseslint.config(
   },
   { files: ['packages/web/src/**/*.tsx'], ...jsxA11y.flatConfigs.recommended },
   {
+    // Components reach the server only through their feature's queries.ts (keys, loaders, invalidation in one place).
+    files: ['packages/web/src/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '/api/client\\.ts$',
+              importNames: ['api', 'unwrap', 'fetchRaw'],
+              message: "Call the API from the feature's queries.ts (a queryOptions or a mutation hook), not from a component.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The second sign-in step replaces the password form the person just sent: focus goes to the step's one control.
     files: ['packages/web/src/features/auth/SecondStepForm.tsx'],
     rules: { 'jsx-a11y/no-autofocus': 'off' },

@@ -74,4 +74,6 @@ export interface ErrorPayload {
 }
 
 export const invalid = (message: string, about: { field?: string } = {}): AppError => new AppError('invalid_request', message, {}, {}, about.field)
+/** A value its schema refuses; `field` is the JSON pointer of the value at fault. */
+export const validationFailed = (message: string, field: string | undefined): AppError => new AppError('validation_failed', message, {}, {}, field)
 export const notFound = (message: string): AppError => new AppError('not_found', message)

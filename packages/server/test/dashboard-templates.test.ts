@@ -395,6 +395,9 @@ describe('sending, the documents pages and bulk send', () => {
       documents: { title: string }[]
     }
     expect(listed.documents.map((d) => d.title)).toEqual(['Newsletter consent — Cy, Jr.'])
+    // The same file cannot be sent twice by a second click: every recipient would get two documents.
+    expect(await page.getByRole('button', { name: 'Send to 2 recipients' }).isDisabled()).toBe(true)
+    await page.getByText('This file has been sent. Choose another file to send again.').waitFor()
     await page.close()
   })
 })

@@ -120,6 +120,12 @@ describe('GET /api/v1/documents/counts', () => {
     expect(await bodyOf(response)).toMatchObject({ all: 6 })
   })
 
+  test('100 reads at once give the same answer', async () => {
+    const answers = await Promise.all(Array.from({ length: 100 }, () => counts(org.apiKey)))
+    expect(new Set(answers.map((answer) => JSON.stringify(answer)))).toEqual(new Set([JSON.stringify(answers[0])]))
+    expect(answers[0]).toMatchObject({ all: 6 })
+  })
+
   test('refuses what the list refuses', async () => {
     await expectError(await server.request('/api/v1/documents/counts?status=sent', { key: org.apiKey }), 400)
     await expectError(await server.request('/api/v1/documents/counts'), 401)

@@ -202,6 +202,18 @@ describe('bad input', () => {
     await expectError(await setFields(org.apiKey, template.id, [{ ...field, y: 780 }]), 400, 'fields[0]: the field lies off page 1 (612×792 points).')
     await expectError(await setFields(org.apiKey, template.id, 'everything'), 400, /^Invalid fields: /)
     await expectError(await server.request(`/api/v1/templates/${template.id}/fields`, { method: 'PUT', key: org.apiKey, json: { field: [field] } }), 400)
+    // Each refusal points at the value at fault, so the editor can mark that field.
+    const pointers = [
+      [[{ ...field, x: -1 }], '/fields/0/x'],
+      [[field, { ...field, type: 'stamp' }], '/fields/1/type'],
+      [[{ ...field, color: 'red' }], '/fields/0/color'],
+      [[field, { ...field, page: 3 }], '/fields/1/page'],
+      [[{ ...field, y: 780 }], '/fields/0'],
+      ['everything', '/fields'],
+    ] as const
+    for (const [fields, pointer] of pointers) {
+      expect(await bodyOf(await setFields(org.apiKey, template.id, fields)), JSON.stringify(fields)).toMatchObject({ field: pointer })
+    }
     // Nothing was saved.
     expect((await bodyOf<TemplateDetail>(await server.request(`/api/v1/templates/${template.id}`, { key: org.apiKey }))).fields).toEqual([])
   })

@@ -5,16 +5,27 @@ import { meQuery, instanceQuery } from './auth/session.ts'
 import { EmptyState } from './components/EmptyState.tsx'
 import { ErrorMessage } from './components/ErrorMessage.tsx'
 import { Loading } from './components/Spinner.tsx'
-import { AccountPage } from './features/account/index.ts'
+import { AccountPage, accountLoads } from './features/account/index.ts'
 import { ForgotPasswordPage, InvitationPage, LoginPage, ResetPasswordPage, SetupPage, SignUpPage, VerifyEmailPage } from './features/auth/index.ts'
-import { BulkSendPage } from './features/bulk-send/index.ts'
+import { bulkSendLoads, BulkSendPage } from './features/bulk-send/index.ts'
 import { DocumentDetailPage, documentCountsQuery, documentListQuery, documentQuery, DocumentsPage } from './features/documents/index.ts'
-import { OperatorPage } from './features/operator/index.ts'
+import { operatorLoads, OperatorPage } from './features/operator/index.ts'
 import { OverviewPage, overviewLoads } from './features/overview/index.ts'
-import { SecurityPage } from './features/security/index.ts'
-import { SendPage } from './features/send/index.ts'
-import { ApiKeysPage, BillingPage, IdentityPage, MembersPage, WebhooksPage } from './features/settings/index.ts'
-import { TemplateEditorPage, TemplatesPage } from './features/templates/index.ts'
+import { SecurityPage, securityLoads } from './features/security/index.ts'
+import { sendLoads, SendPage } from './features/send/index.ts'
+import {
+  ApiKeysPage,
+  apiKeysLoads,
+  BillingPage,
+  billingLoads,
+  IdentityPage,
+  identityCheckLoads,
+  MembersPage,
+  membersLoads,
+  WebhooksPage,
+  webhooksLoads,
+} from './features/settings/index.ts'
+import { templateEditorLoads, TemplateEditorPage, templatesLoads, TemplatesPage } from './features/templates/index.ts'
 import { AppShell } from './layout/AppShell.tsx'
 import { AuthLayout } from './layout/AuthLayout.tsx'
 import { optionalNumber, optionalString } from './lib/search.ts'
@@ -110,27 +121,67 @@ const documentRoute = createRoute({
 const sendRoute = createRoute({
   ...child('send'),
   validateSearch: (search: Record<string, unknown>): { template?: string } => ({ template: optionalString(search, 'template') }),
+  loader: ({ context: { queryClient } }) => preload(...sendLoads(queryClient)),
   component: SendPage,
 })
 const bulkSendRoute = createRoute({
   ...child('bulk-send'),
   validateSearch: (search: Record<string, unknown>): { template?: string } => ({ template: optionalString(search, 'template') }),
+  loader: ({ context: { queryClient } }) => preload(...bulkSendLoads(queryClient)),
   component: BulkSendPage,
 })
-const templatesRoute = createRoute({ ...child('templates'), component: TemplatesPage })
-const templateRoute = createRoute({ ...child('templates/$id'), component: TemplateEditorPage })
-const apiKeysRoute = createRoute({ ...child('settings/api-keys'), component: ApiKeysPage })
-const webhooksRoute = createRoute({ ...child('settings/webhooks'), component: WebhooksPage })
+const templatesRoute = createRoute({
+  ...child('templates'),
+  loader: ({ context: { queryClient } }) => preload(...templatesLoads(queryClient)),
+  component: TemplatesPage,
+})
+const templateRoute = createRoute({
+  ...child('templates/$id'),
+  loader: ({ context: { queryClient }, params }) => preload(...templateEditorLoads(queryClient, params.id)),
+  component: TemplateEditorPage,
+})
+const apiKeysRoute = createRoute({
+  ...child('settings/api-keys'),
+  loader: ({ context: { queryClient } }) => preload(...apiKeysLoads(queryClient)),
+  component: ApiKeysPage,
+})
+const webhooksRoute = createRoute({
+  ...child('settings/webhooks'),
+  loader: ({ context: { queryClient } }) => preload(...webhooksLoads(queryClient)),
+  component: WebhooksPage,
+})
 const billingRoute = createRoute({
   ...child('settings/billing'),
   validateSearch: (search: Record<string, unknown>): { period?: string } => ({ period: optionalString(search, 'period') }),
+  loaderDeps: ({ search }) => search,
+  loader: ({ context: { queryClient }, deps }) => preload(...billingLoads(queryClient, deps.period)),
   component: BillingPage,
 })
-const identityRoute = createRoute({ ...child('settings/identity'), component: IdentityPage })
-const membersRoute = createRoute({ ...child('settings/members'), component: MembersPage })
-const accountRoute = createRoute({ ...child('account'), component: AccountPage })
-const securityRoute = createRoute({ ...child('account/security'), component: SecurityPage })
-const operatorRoute = createRoute({ ...child('operator'), component: OperatorPage })
+const identityRoute = createRoute({
+  ...child('settings/identity'),
+  loader: ({ context: { queryClient } }) => preload(...identityCheckLoads(queryClient)),
+  component: IdentityPage,
+})
+const membersRoute = createRoute({
+  ...child('settings/members'),
+  loader: ({ context: { queryClient } }) => preload(...membersLoads(queryClient)),
+  component: MembersPage,
+})
+const accountRoute = createRoute({
+  ...child('account'),
+  loader: ({ context: { queryClient } }) => preload(...accountLoads(queryClient)),
+  component: AccountPage,
+})
+const securityRoute = createRoute({
+  ...child('account/security'),
+  loader: ({ context: { queryClient } }) => preload(...securityLoads(queryClient)),
+  component: SecurityPage,
+})
+const operatorRoute = createRoute({
+  ...child('operator'),
+  loader: ({ context: { queryClient } }) => preload(...operatorLoads(queryClient)),
+  component: OperatorPage,
+})
 
 const routeTree = rootRoute.addChildren([
   publicLayout.addChildren([setupRoute, signUpRoute, loginRoute, verifyEmailRoute, forgotPasswordRoute, resetPasswordRoute, invitationRoute]),

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { ErrorBodySchema, PaymentRequiredBodySchema } from '../error-bodies.ts'
-import { AppError, STATUS_BY_CODE, type ErrorCode } from '../errors.ts'
+import { AppError, STATUS_BY_CODE, validationFailed, type ErrorCode } from '../errors.ts'
 import { validationFailure } from '../lib/validation.ts'
 
 declare module 'fastify' {
@@ -75,7 +75,7 @@ export function installErrorHandler(app: FastifyInstance, bodyLimit: number): vo
     if (error.validation) {
       const noun = error.validationContext === 'querystring' ? 'query parameter' : 'field'
       const { message, field } = validationFailure(error.validation, '', noun)
-      return reply.status(400).send(new AppError('validation_failed', message, {}, {}, field).body)
+      return reply.status(400).send(validationFailed(message, field).body)
     }
     const known = error.code ? FASTIFY_ERRORS[error.code] : undefined
     if (known) {

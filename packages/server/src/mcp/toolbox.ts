@@ -3,7 +3,7 @@ import type { ValidateFunction } from 'ajv'
 import { Type } from 'typebox'
 import type { Config } from '../config.ts'
 import { ErrorBodySchema } from '../error-bodies.ts'
-import { AppError } from '../errors.ts'
+import { AppError, validationFailed } from '../errors.ts'
 import { compileStrict, validationFailure } from '../lib/validation.ts'
 import { publishedSchema } from './published-schema.ts'
 import type { AgentTool, ToolContext } from './tool.ts'
@@ -78,7 +78,7 @@ export async function callTool(toolbox: Toolbox, context: ToolContext, name: str
   const input = args ?? {}
   if (!prepared.validate(input)) {
     const { message, field } = validationFailure(prepared.validate.errors, '', 'argument')
-    return errorResult(new AppError('validation_failed', message, {}, {}, field))
+    return errorResult(validationFailed(message, field))
   }
   try {
     const outcome = await prepared.tool.run(context, input as Record<string, unknown>)

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { FIELD_TYPES, type TemplateField } from '../db/schema.ts'
-import { invalid } from '../errors.ts'
-import { compileStrict, describeValidationErrors } from '../lib/validation.ts'
+import { invalid, validationFailed } from '../errors.ts'
+import { compileStrict, validationFailure } from '../lib/validation.ts'
 import { displayName } from '../lib/visible-text.ts'
 import type { PageSize } from '../pdf-work/inspect.ts'
 
@@ -46,13 +46,21 @@ export function resolveFields(input: unknown, pages: PageSize[]): TemplateField[
       },
     ]
   }
-  if (!validateFields(input)) throw invalid(`Invalid fields: ${describeValidationErrors(validateFields.errors, 'fields')}`)
+  if (!validateFields(input)) {
+    // The pointer is the value's place under `fields` (the body's member on PUT, the form part on create).
+    const failure = validationFailure(validateFields.errors, 'fields')
+    throw validationFailed(`Invalid fields: ${failure.message}`, `/fields${failure.field ?? ''}`)
+  }
   return input.map((field, index) => {
     const page = pages[field.page - 1]
     const where = `fields[${index}]`
-    if (!page) throw invalid(`${where}: page ${field.page} does not exist (the PDF has ${pages.length} page${pages.length === 1 ? '' : 's'}).`)
+    if (!page) {
+      throw invalid(`${where}: page ${field.page} does not exist (the PDF has ${pages.length} page${pages.length === 1 ? '' : 's'}).`, {
+        field: `/fields/${index}/page`,
+      })
+    }
     if (field.x + field.width > page.width || field.y + field.height > page.height) {
-      throw invalid(`${where}: the field lies off page ${field.page} (${page.width}×${page.height} points).`)
+      throw invalid(`${where}: the field lies off page ${field.page} (${page.width}×${page.height} points).`, { field: `/fields/${index}` })
     }
     return { ...field, required: field.required ?? true }
   })

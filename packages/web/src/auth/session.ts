@@ -1,5 +1,7 @@
-import { queryOptions, useQuery } from '@tanstack/react-query'
+import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { api, isApiError, unwrap } from '../api/client.ts'
+
+/** The session's server state: who is signed in, the instance, and what changes them (sign out, another workspace). */
 
 const getMe = () => unwrap(api.GET('/me'))
 
@@ -35,4 +37,40 @@ export function useMe(): Me {
   const { data } = useQuery(meQuery)
   if (!data) throw new Error('useMe is only for pages inside the signed-in app')
   return data
+}
+
+/** Ends this session: everything cached belonged to it, and no one is signed in. */
+export function useLogOut() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: () => unwrap(api.POST('/auth/logout')),
+    onSuccess: () => {
+      queryClient.clear()
+      queryClient.setQueryData(meQuery.queryKey, null)
+    },
+  })
+}
+
+/** Selects another workspace of the user. */
+export function useSwitchWorkspace() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (workspaceId: string) => unwrap(api.POST('/me/workspace', { body: { workspace_id: workspaceId } })),
+    onSuccess: (me) => enterWorkspace(queryClient, me),
+  })
+}
+
+/** Creates a workspace, which the user owns and enters at once. */
+export function useCreateWorkspace() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (name: string) => unwrap(api.POST('/workspaces', { body: { name } })),
+    onSuccess: (me) => enterWorkspace(queryClient, me),
+  })
+}
+
+/** Me names the new workspace; everything else cached belonged to the old one, so it is read again. */
+async function enterWorkspace(queryClient: QueryClient, me: Me): Promise<void> {
+  queryClient.setQueryData(meQuery.queryKey, me)
+  await queryClient.invalidateQueries({ predicate: (query) => query.queryKey[0] !== meQuery.queryKey[0] })
 }

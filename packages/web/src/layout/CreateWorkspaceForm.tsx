@@ -1,33 +1,25 @@
 import { useState, type FormEvent } from 'react'
-import { api, errorMessage, unwrap } from '../api/client.ts'
-import type { Me } from '../auth/session.ts'
+import { useCreateWorkspace } from '../auth/session.ts'
 import { Button } from '../components/Button.tsx'
 import { Field } from '../components/Field.tsx'
 import { Input } from '../components/Input.tsx'
+import { fieldErrorText } from '../lib/people-text.ts'
 
-export function CreateWorkspaceForm({ onCreated }: { onCreated: (me: Me) => Promise<void> }) {
+/** A new workspace, entered at once; `onCreated` runs after (the app already shows the workspace). */
+export function CreateWorkspaceForm({ onCreated }: { onCreated?: () => void }) {
   const [name, setName] = useState('')
-  const [error, setError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
-  const submit = async (event: FormEvent) => {
+  const create = useCreateWorkspace()
+  const submit = (event: FormEvent) => {
     event.preventDefault()
-    setBusy(true)
-    setError(null)
-    try {
-      await onCreated(await unwrap(api.POST('/workspaces', { body: { name } })))
-    } catch (thrown) {
-      setError(errorMessage(thrown))
-    } finally {
-      setBusy(false)
-    }
+    create.mutate(name, { onSuccess: onCreated })
   }
   return (
-    <form onSubmit={(event) => void submit(event)} className="flex flex-col gap-4">
-      <Field label="Workspace name" error={error} required>
+    <form onSubmit={submit} className="flex flex-col gap-4">
+      <Field label="Workspace name" error={fieldErrorText(create.error)} required>
         <Input value={name} onChange={(event) => setName(event.target.value)} autoComplete="organization" />
       </Field>
       <div>
-        <Button type="submit" loading={busy}>
+        <Button type="submit" loading={create.isPending}>
           Create workspace
         </Button>
       </div>

@@ -1,21 +1,14 @@
-import { useQueryClient } from '@tanstack/react-query'
 import { Card } from '../components/Card.tsx'
 import { PageHeader } from '../components/PageHeader.tsx'
 import { CreateWorkspaceForm } from './CreateWorkspaceForm.tsx'
 
 /** A user who belongs to no workspace (removed from their last one) creates one or accepts an invitation. */
 export function NoWorkspace() {
-  const queryClient = useQueryClient()
   return (
     <>
       <PageHeader title="No workspace" description="You are not a member of any workspace. Create one, or open an invitation link you were sent." />
       <Card className="max-w-lg">
-        <CreateWorkspaceForm
-          onCreated={async (me) => {
-            queryClient.setQueryData(['me'], me)
-            await queryClient.invalidateQueries()
-          }}
-        />
+        <CreateWorkspaceForm />
       </Card>
     </>
   )

@@ -1,9 +1,7 @@
 import * as Menu from '@radix-ui/react-dropdown-menu'
-import { useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
 import { useState } from 'react'
-import { api, errorMessage, unwrap } from '../api/client.ts'
-import { useMe, type Me } from '../auth/session.ts'
+import { useMe, useSwitchWorkspace } from '../auth/session.ts'
 import { Dialog } from '../components/Dialog.tsx'
 import { useToast } from '../components/Toast.tsx'
 import { CreateWorkspaceForm } from './CreateWorkspaceForm.tsx'
@@ -12,23 +10,16 @@ import { menuContentClass, menuItemClass } from './menu-styles.ts'
 /** The selected workspace; switches to another or creates one. Everything cached belongs to a workspace, so a switch refetches all. */
 export function WorkspaceSwitcher() {
   const me = useMe()
-  const queryClient = useQueryClient()
   const navigate = useNavigate()
   const toast = useToast()
   const [creating, setCreating] = useState(false)
+  const switchWorkspace = useSwitchWorkspace()
 
-  const enter = async (next: Me) => {
-    queryClient.setQueryData(['me'], next)
-    await queryClient.invalidateQueries({ predicate: (query) => query.queryKey[0] !== 'me' })
-    await navigate({ to: '/' })
-  }
-  const switchTo = async (workspaceId: string) => {
-    try {
-      await enter(await unwrap(api.POST('/me/workspace', { body: { workspace_id: workspaceId } })))
-    } catch (error) {
-      toast({ title: 'Could not switch workspace', description: errorMessage(error), tone: 'error' })
-    }
-  }
+  const switchTo = (workspaceId: string) =>
+    switchWorkspace.mutate(workspaceId, {
+      onSuccess: () => void navigate({ to: '/' }),
+      onError: (error) => toast({ title: 'Could not switch workspace', description: error.message, tone: 'error' }),
+    })
 
   return (
     <>
@@ -44,7 +35,7 @@ export function WorkspaceSwitcher() {
         </Menu.Trigger>
         <Menu.Portal>
           <Menu.Content align="start" sideOffset={4} className={menuContentClass}>
-            <Menu.RadioGroup value={me.workspace?.id ?? ''} onValueChange={(id) => void switchTo(id)}>
+            <Menu.RadioGroup value={me.workspace?.id ?? ''} onValueChange={switchTo}>
               {me.workspaces.map((workspace) => (
                 <Menu.RadioItem key={workspace.id} value={workspace.id} className={menuItemClass}>
                   <span className="flex-1 truncate">{workspace.name}</span>
@@ -64,9 +55,9 @@ export function WorkspaceSwitcher() {
       </Menu.Root>
       <Dialog open={creating} onOpenChange={setCreating} title="New workspace" description="You will be its owner; it starts on the Free plan.">
         <CreateWorkspaceForm
-          onCreated={async (next) => {
+          onCreated={() => {
             setCreating(false)
-            await enter(next)
+            void navigate({ to: '/' })
           }}
         />
       </Dialog>

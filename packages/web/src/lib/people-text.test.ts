@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { peopleTextFor } from './people-text.ts'
+import { ApiError } from '../api/client.ts'
+import { errorTextAt, fieldErrorText, peopleTextFor } from './people-text.ts'
 
 describe('an API error in words for people', () => {
   it.each([
@@ -15,5 +16,32 @@ describe('an API error in words for people', () => {
     [undefined, undefined, 'The server could not be reached.', 'The server could not be reached.'],
   ])('%s at %s: %s → %s', (code, field, serverText, shown) => {
     expect(peopleTextFor(code, field, serverText)).toBe(shown)
+  })
+})
+
+describe('the error under a form control', () => {
+  it.each([
+    [
+      'a refusal of one value',
+      new ApiError(400, 'email must be a valid e-mail address', { code: 'validation_failed', field: '/email' }),
+      'Enter a valid email address',
+    ],
+    ['a refusal without a field', new ApiError(400, 'The webhook URL has no host.', { code: 'invalid_request' }), 'The webhook URL has no host.'],
+    ['an error of the page', new Error('Choose the ID document.'), 'Choose the ID document.'],
+    ['no error', null, null],
+  ])('%s', (_, error, shown) => {
+    expect(fieldErrorText(error)).toBe(shown)
+  })
+})
+
+describe('the error under one control of a form with several', () => {
+  const tooLong = new ApiError(400, 'legal_name must be at most 300 characters', { code: 'validation_failed', field: '/legal_name' })
+  it.each([
+    ['about this control', tooLong, '/legal_name', 'Must be at most 300 characters'],
+    ['about another control', tooLong, '/file', null],
+    ['about no control', new ApiError(409, 'A check is already waiting for a decision.', { code: 'conflict' }), '/legal_name', null],
+    ['no error', null, '/legal_name', null],
+  ])('%s', (_, error, field, shown) => {
+    expect(errorTextAt(error, field)).toBe(shown)
   })
 })

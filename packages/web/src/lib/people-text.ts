@@ -1,3 +1,5 @@
+import { isApiError } from '../api/client.ts'
+
 /**
  * An API error in words for the person filling in the form, from what the server says about it:
  * its `code` and the last name in its `field` pointer (`/signers/0/email` → email). The server's
@@ -29,4 +31,18 @@ export function peopleTextFor(code: string | undefined, field: string | undefine
   if (code !== 'validation_failed') return serverText
   const rest = serverText.replace(LEADING_PATH, '')
   return rest.charAt(0).toUpperCase() + rest.slice(1)
+}
+
+/**
+ * The text under a form's control when its request was refused: in people's words when the
+ * server named the value at fault (`field`), else the error's own text.
+ */
+export function fieldErrorText(error: Error | null): string | null {
+  if (!error) return null
+  return isApiError(error) && error.field ? peopleTextFor(error.code, error.field, error.message) : error.message
+}
+
+/** The error's text for the control of `field` (a JSON pointer such as /legal_name) when the server placed it there, else null. */
+export function errorTextAt(error: Error | null, field: string): string | null {
+  return isApiError(error) && error.field === field ? peopleTextFor(error.code, field, error.message) : null
 }

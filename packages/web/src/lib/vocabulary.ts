@@ -36,6 +36,34 @@ export function documentStatusOf(document: { status: DocumentStatus; voided_reas
   return document.status === 'voided' && document.voided_reason === 'expired' ? 'expired' : document.status
 }
 
+type IdentityCheckView = operations['getIdentityCheck']['responses'][200]['content']['application/json']
+/** The workspace's check (the operator's queue lists the pending, approved and rejected ones). */
+export type IdentityCheckStatus = IdentityCheckView['status']
+
+export const IDENTITY_CHECK_STATUS_LABELS: Record<IdentityCheckStatus, string> = {
+  none: 'Not submitted',
+  pending: 'Waiting for a decision',
+  approved: 'Approved',
+  rejected: 'Rejected',
+  expired: 'Expired',
+}
+
+type DeliveryView = operations['listWebhookDeliveries']['responses'][200]['content']['application/json']['deliveries'][number]
+export type WebhookDeliveryStatus = DeliveryView['status']
+
+export const WEBHOOK_DELIVERY_STATUS_LABELS: Record<WebhookDeliveryStatus, string> = {
+  pending: 'Not delivered yet',
+  delivered: 'Delivered',
+  failed: 'Failed',
+}
+
+/** The API has no status for these, only a key's revoked_at and an endpoint's enabled: the words for what they mean. */
+export type ApiKeyStatus = 'active' | 'revoked'
+export type WebhookEndpointStatus = 'enabled' | 'disabled'
+
+export const API_KEY_STATUS_LABELS: Record<ApiKeyStatus, string> = { active: 'Active', revoked: 'Revoked' }
+export const WEBHOOK_ENDPOINT_STATUS_LABELS: Record<WebhookEndpointStatus, string> = { enabled: 'Enabled', disabled: 'Disabled' }
+
 type AuditEventView = operations['getDocumentAudit']['responses'][200]['content']['application/json']['events'][number]
 
 /** The server's words for an audit event ("Invitation sent again"), typed by the API's enum so the two cannot drift. */

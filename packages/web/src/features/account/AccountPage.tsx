@@ -1,7 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { useState, type FormEvent } from 'react'
-import { api, unwrap } from '../../api/client.ts'
 import { useMe } from '../../auth/session.ts'
 import { Badge } from '../../components/Badge.tsx'
 import { Button } from '../../components/Button.tsx'
@@ -15,8 +14,9 @@ import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Tab
 import { useToast } from '../../components/Toast.tsx'
 import { describeBrowser } from '../../lib/browser-name.ts'
 import { formatDateTime } from '../../lib/format.ts'
-import { PASSWORD_HINT } from '../auth/auth-api.ts'
-import { twoFactorQuery } from '../security/security-api.ts'
+import { fieldErrorText } from '../../lib/people-text.ts'
+import { PASSWORD_HINT, placeError } from '../auth/forms.ts'
+import { sessionsQuery, twoFactorQuery, useChangePassword, useEndSession, useSaveProfile } from './queries.ts'
 
 export function AccountPage() {
   return (
@@ -34,19 +34,12 @@ export function AccountPage() {
 
 function Profile() {
   const me = useMe()
-  const queryClient = useQueryClient()
   const toast = useToast()
   const [name, setName] = useState(me.user.name)
-  const save = useMutation({
-    mutationFn: () => unwrap(api.PATCH('/me', { body: { name } })),
-    onSuccess: (next) => {
-      queryClient.setQueryData(['me'], next)
-      toast({ title: 'Profile saved', tone: 'success' })
-    },
-  })
+  const save = useSaveProfile()
   const submit = (event: FormEvent) => {
     event.preventDefault()
-    save.mutate()
+    save.mutate(name, { onSuccess: () => toast({ title: 'Profile saved', tone: 'success' }) })
   }
   return (
     <Card title="Profile">
@@ -54,7 +47,7 @@ function Profile() {
         <Field label="E-mail" hint="Your login; it cannot be changed here.">
           <Input value={me.user.email} readOnly />
         </Field>
-        <Field label="Name" error={save.error ? save.error.message : null} required>
+        <Field label="Name" error={fieldErrorText(save.error)} required>
           <Input autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
         </Field>
         <div>
@@ -68,33 +61,34 @@ function Profile() {
 }
 
 function ChangePassword() {
-  const queryClient = useQueryClient()
   const toast = useToast()
   const [current, setCurrent] = useState('')
   const [next, setNext] = useState('')
-  const change = useMutation({
-    mutationFn: () => unwrap(api.POST('/me/password', { body: { current_password: current, new_password: next } })),
-    onSuccess: async () => {
-      setCurrent('')
-      setNext('')
-      await queryClient.invalidateQueries({ queryKey: ['sessions'] })
-      toast({ title: 'Password changed', description: 'Your other sessions were signed out.', tone: 'success' })
-    },
-  })
+  const change = useChangePassword()
+  const errors = placeError(change.error, ['current_password', 'new_password'])
   const submit = (event: FormEvent) => {
     event.preventDefault()
-    change.mutate()
+    change.mutate(
+      { current_password: current, new_password: next },
+      {
+        onSuccess: () => {
+          setCurrent('')
+          setNext('')
+          toast({ title: 'Password changed', description: 'Your other sessions were signed out.', tone: 'success' })
+        },
+      },
+    )
   }
   return (
     <Card title="Password" description="Changing it signs out every other browser.">
       <form onSubmit={submit} className="flex max-w-lg flex-col gap-4" noValidate>
-        <Field label="Current password" required>
+        <Field label="Current password" error={errors.under('current_password')} required>
           <Input type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} />
         </Field>
-        <Field label="New password" hint={PASSWORD_HINT} required>
+        <Field label="New password" hint={PASSWORD_HINT} error={errors.under('new_password')} required>
           <Input type="password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} />
         </Field>
-        {change.error && <ErrorMessage error={change.error} />}
+        {errors.above && <ErrorMessage error={errors.above} />}
         <div>
           <Button type="submit" loading={change.isPending}>
             Change password
@@ -119,12 +113,8 @@ function TwoFactorSummary() {
 }
 
 function Sessions() {
-  const queryClient = useQueryClient()
-  const sessions = useQuery({ queryKey: ['sessions'], queryFn: () => unwrap(api.GET('/me/sessions')) })
-  const end = useMutation({
-    mutationFn: (id: string) => unwrap(api.DELETE('/me/sessions/{id}', { params: { path: { id } } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['sessions'] }),
-  })
+  const sessions = useQuery(sessionsQuery)
+  const end = useEndSession()
   return (
     <Card title="Sessions" description="Browsers signed in to your account. End one you do not recognise, then change your password.">
       {end.error && <ErrorMessage className="mb-3" error={end.error} />}
@@ -158,7 +148,7 @@ function Sessions() {
                     ) : (
                       <Button
                         size="sm"
-                        variant="secondary"
+                        variant="danger-secondary"
                         loading={end.isPending && end.variables === session.id}
                         onClick={() => end.mutate(session.id)}
                         aria-label={`End the session from ${describeBrowser(session.user_agent)} signed in ${formatDateTime(session.created_at)}`}

@@ -1,4 +1,3 @@
-import { useMutation } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { useState, type FormEvent } from 'react'
 import { Button } from '../../components/Button.tsx'
@@ -6,11 +5,13 @@ import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { AuthHeading } from '../../layout/AuthHeading.tsx'
-import { authApi } from './auth-api.ts'
+import { placeError } from './forms.ts'
+import { useForgotPassword } from './queries.ts'
 
 export function ForgotPasswordPage() {
   const [email, setEmail] = useState('')
-  const request = useMutation({ mutationFn: authApi.forgotPassword })
+  const request = useForgotPassword()
+  const errors = placeError(request.error, ['email'])
   const submit = (event: FormEvent) => {
     event.preventDefault()
     request.mutate(email)
@@ -24,10 +25,10 @@ export function ForgotPasswordPage() {
         </p>
       ) : (
         <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
-          <Field label="E-mail" required>
+          <Field label="E-mail" error={errors.under('email')} required>
             <Input type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} />
           </Field>
-          {request.error && <ErrorMessage error={request.error} />}
+          {errors.above && <ErrorMessage error={errors.above} />}
           <Button type="submit" loading={request.isPending}>
             Send the link
           </Button>

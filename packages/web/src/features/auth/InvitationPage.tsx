@@ -1,4 +1,4 @@
-import { useMutation, useQuery } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { getRouteApi, Link } from '@tanstack/react-router'
 import { useState, type FormEvent } from 'react'
 import { meQuery } from '../../auth/session.ts'
@@ -8,16 +8,16 @@ import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { Loading } from '../../components/Spinner.tsx'
 import { AuthHeading } from '../../layout/AuthHeading.tsx'
-import { authApi, needsSecondStep, PASSWORD_HINT, type Invitation, type SecondStep } from './auth-api.ts'
+import { PASSWORD_HINT, placeError } from './forms.ts'
+import { invitationQuery, needsSecondStep, useAcceptInvitation, useJoinWithInvitation, type Invitation, type SecondStep } from './queries.ts'
 import { SecondStepForm } from './SecondStepForm.tsx'
-import { useEnterApp } from './use-session-start.ts'
 
 const route = getRouteApi('/public/invite/$token')
 
 /** The link from an invitation mail: join the workspace with a new account, or accept it when signed in. */
 export function InvitationPage() {
   const { token } = route.useParams()
-  const invitation = useQuery({ queryKey: ['invitation', token], queryFn: () => authApi.invitation(token), retry: false })
+  const invitation = useQuery(invitationQuery(token))
   const me = useQuery(meQuery)
   return (
     <>
@@ -40,13 +40,12 @@ export function InvitationPage() {
 }
 
 function AcceptAsSignedIn({ token, email }: { token: string; email: string }) {
-  const enterApp = useEnterApp()
-  const accept = useMutation({ mutationFn: () => authApi.acceptInvitation(token), onSuccess: (me) => enterApp(me) })
+  const accept = useAcceptInvitation()
   return (
     <div className="flex flex-col gap-4">
       <p className="text-sm text-muted">You are signed in as {email}.</p>
       {accept.error && <ErrorMessage error={accept.error} />}
-      <Button loading={accept.isPending} onClick={() => accept.mutate()}>
+      <Button loading={accept.isPending} onClick={() => accept.mutate(token)}>
         Accept and open the workspace
       </Button>
     </div>
@@ -54,41 +53,37 @@ function AcceptAsSignedIn({ token, email }: { token: string; email: string }) {
 }
 
 function SignUpWithInvitation({ token, invitation }: { token: string; invitation: Invitation }) {
-  const enterApp = useEnterApp()
   const [name, setName] = useState('')
   const [password, setPassword] = useState('')
   const [secondStep, setSecondStep] = useState<SecondStep | null>(null)
-  // The invitation mail proved the address: the account is created verified, so log straight in.
-  const join = useMutation({
-    mutationFn: async () => {
-      await authApi.signUp({ email: invitation.email, name, password, invitation_token: token })
-      return authApi.logIn({ email: invitation.email, password })
-    },
-    onSuccess: async (answer) => {
-      if (!needsSecondStep(answer)) return enterApp(answer)
-      setSecondStep(answer)
-    },
-  })
+  const join = useJoinWithInvitation()
+  const errors = placeError(join.error, ['email', 'name', 'password'])
   // An account that already existed with a second step (its password was typed here) finishes signing in with it.
-  if (secondStep)
-    return <SecondStepForm step={secondStep} onSignedIn={enterApp} onRestart={() => setSecondStep(null)} restartLabel="Back to the invitation" embedded />
+  if (secondStep) return <SecondStepForm step={secondStep} onRestart={() => setSecondStep(null)} restartLabel="Back to the invitation" embedded />
   const submit = (event: FormEvent) => {
     event.preventDefault()
-    join.mutate()
+    join.mutate(
+      { token, email: invitation.email, name, password },
+      {
+        onSuccess: (answer) => {
+          if (needsSecondStep(answer)) setSecondStep(answer)
+        },
+      },
+    )
   }
   return (
     <>
       <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
-        <Field label="E-mail">
+        <Field label="E-mail" error={errors.under('email')}>
           <Input type="email" value={invitation.email} readOnly autoComplete="email" />
         </Field>
-        <Field label="Your name" required>
+        <Field label="Your name" error={errors.under('name')} required>
           <Input autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
         </Field>
-        <Field label="Password" hint={PASSWORD_HINT} required>
+        <Field label="Password" hint={PASSWORD_HINT} error={errors.under('password')} required>
           <Input type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
         </Field>
-        {join.error && <ErrorMessage error={join.error} />}
+        {errors.above && <ErrorMessage error={errors.above} />}
         <Button type="submit" loading={join.isPending}>
           Create account and join
         </Button>

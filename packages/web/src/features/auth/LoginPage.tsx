@@ -1,4 +1,3 @@
-import { useMutation } from '@tanstack/react-query'
 import { getRouteApi, Link } from '@tanstack/react-router'
 import { useState, type FormEvent } from 'react'
 import { Button } from '../../components/Button.tsx'
@@ -6,36 +5,38 @@ import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { AuthHeading } from '../../layout/AuthHeading.tsx'
-import { passkeyErrorText, passkeysSupported, signWithPasskey } from '../../lib/passkeys.ts'
-import { authApi, needsSecondStep, type SecondStep } from './auth-api.ts'
+import { passkeyErrorText, passkeysSupported } from '../../lib/passkeys.ts'
+import { placeError } from './forms.ts'
+import { needsSecondStep, useLogIn, usePasskeySignIn, type SecondStep } from './queries.ts'
 import { SecondStepForm } from './SecondStepForm.tsx'
-import { useEnterApp } from './use-session-start.ts'
 
 const route = getRouteApi('/public/login')
 
 export function LoginPage() {
   const { next } = route.useSearch()
-  const enterApp = useEnterApp()
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
   const [secondStep, setSecondStep] = useState<SecondStep | null>(null)
-  const login = useMutation({
-    mutationFn: authApi.logIn,
-    onSuccess: async (answer) => {
-      if (!needsSecondStep(answer)) return enterApp(answer, next)
-      setPassword('')
-      setSecondStep(answer)
-    },
-  })
+  const login = useLogIn(next)
+  const errors = placeError(login.error, ['email', 'password'])
   const submit = (event: FormEvent) => {
     event.preventDefault()
-    login.mutate({ email, password })
+    login.mutate(
+      { email, password },
+      {
+        onSuccess: (answer) => {
+          if (!needsSecondStep(answer)) return
+          setPassword('')
+          setSecondStep(answer)
+        },
+      },
+    )
   }
   if (secondStep) {
     return (
       <SecondStepForm
         step={secondStep}
-        onSignedIn={(me) => enterApp(me, next)}
+        next={next}
         onRestart={() => {
           login.reset()
           setSecondStep(null)
@@ -47,13 +48,13 @@ export function LoginPage() {
     <>
       <AuthHeading title="Log in">Welcome back to Signet.</AuthHeading>
       <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
-        <Field label="E-mail" required>
+        <Field label="E-mail" error={errors.under('email')} required>
           <Input type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} />
         </Field>
-        <Field label="Password" required>
+        <Field label="Password" error={errors.under('password')} required>
           <Input type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
         </Field>
-        {login.error && <ErrorMessage error={login.error} />}
+        {errors.above && <ErrorMessage error={errors.above} />}
         <Button type="submit" loading={login.isPending}>
           Log in
         </Button>
@@ -73,14 +74,7 @@ export function LoginPage() {
 
 /** Signing in with a passkey alone: the passkey names the account and proves two factors on the device. */
 function PasskeySignIn({ next }: { next: string | undefined }) {
-  const enterApp = useEnterApp()
-  const signIn = useMutation({
-    mutationFn: async () => {
-      const { options } = await authApi.passkeySignInOptions()
-      return authApi.signInWithPasskey({ response: await signWithPasskey(options) })
-    },
-    onSuccess: (me) => enterApp(me, next),
-  })
+  const signIn = usePasskeySignIn(next)
   return (
     <div className="mt-5 flex flex-col gap-3">
       <div className="flex items-center gap-3 text-xs text-muted" aria-hidden="true">

@@ -1,4 +1,3 @@
-import { useMutation } from '@tanstack/react-query'
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router'
 import { useState, type FormEvent } from 'react'
 import { Button } from '../../components/Button.tsx'
@@ -6,34 +5,36 @@ import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { AuthHeading } from '../../layout/AuthHeading.tsx'
-import { authApi, needsSecondStep, PASSWORD_HINT, type SecondStep } from './auth-api.ts'
+import { PASSWORD_HINT, placeError } from './forms.ts'
+import { needsSecondStep, useResetPassword, type SecondStep } from './queries.ts'
 import { SecondStepForm } from './SecondStepForm.tsx'
-import { useEnterApp } from './use-session-start.ts'
 
 const route = getRouteApi('/public/reset-password')
 
 export function ResetPasswordPage() {
   const { token } = route.useSearch()
-  const enterApp = useEnterApp()
   const navigate = useNavigate()
   const [secondStep, setSecondStep] = useState<SecondStep | null>(null)
   const [password, setPassword] = useState('')
   const [repeat, setRepeat] = useState('')
   const [mismatch, setMismatch] = useState<string | null>(null)
-  const reset = useMutation({
-    mutationFn: authApi.resetPassword,
-    onSuccess: async (answer) => {
-      if (!needsSecondStep(answer)) return enterApp(answer)
-      setPassword('')
-      setRepeat('')
-      setSecondStep(answer)
-    },
-  })
+  const reset = useResetPassword()
+  const errors = placeError(reset.error, ['password'])
   const submit = (event: FormEvent) => {
     event.preventDefault()
     if (password !== repeat) return setMismatch('The two passwords differ.')
     setMismatch(null)
-    reset.mutate({ token, password })
+    reset.mutate(
+      { token, password },
+      {
+        onSuccess: (answer) => {
+          if (!needsSecondStep(answer)) return
+          setPassword('')
+          setRepeat('')
+          setSecondStep(answer)
+        },
+      },
+    )
   }
   if (secondStep) {
     // The password is changed; a reset link does not skip the account's second step.
@@ -41,7 +42,6 @@ export function ResetPasswordPage() {
       <SecondStepForm
         step={secondStep}
         intro="Your new password is set. Your account also asks for its second step before you are signed in."
-        onSignedIn={(me) => enterApp(me)}
         onRestart={() => void navigate({ to: '/login' })}
         restartLabel="Log in with your new password instead"
       />
@@ -54,13 +54,13 @@ export function ResetPasswordPage() {
         <ErrorMessage error="This link has no reset token. Open the link from the e-mail exactly as it was sent, or ask for a new one." />
       ) : (
         <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
-          <Field label="New password" hint={PASSWORD_HINT} required>
+          <Field label="New password" hint={PASSWORD_HINT} error={errors.under('password')} required>
             <Input type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
           </Field>
           <Field label="New password again" error={mismatch} required>
             <Input type="password" autoComplete="new-password" value={repeat} onChange={(e) => setRepeat(e.target.value)} />
           </Field>
-          {reset.error && <ErrorMessage error={reset.error} />}
+          {errors.above && <ErrorMessage error={errors.above} />}
           <Button type="submit" loading={reset.isPending}>
             Set password and log in
           </Button>

@@ -1,14 +1,12 @@
-import { useMutation } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
-import { isApiError } from '../../api/client.ts'
-import type { Me } from '../../auth/session.ts'
 import { Button } from '../../components/Button.tsx'
 import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { AuthHeading } from '../../layout/AuthHeading.tsx'
-import { passkeyErrorText, passkeysSupported, signWithPasskey } from '../../lib/passkeys.ts'
-import { authApi, type SecondFactorMethod, type SecondStep } from './auth-api.ts'
+import { passkeyErrorText, passkeysSupported } from '../../lib/passkeys.ts'
+import { fieldErrorText } from '../../lib/people-text.ts'
+import { secondStepEnded, useFinishWithCode, useFinishWithPasskey, type SecondFactorMethod, type SecondStep } from './queries.ts'
 
 const SWITCH_LABELS: Record<SecondFactorMethod, string> = {
   passkey: 'Use a passkey',
@@ -21,7 +19,8 @@ export interface SecondStepFormProps {
   step: SecondStep
   /** The line under the heading. */
   intro?: string
-  onSignedIn: (me: Me) => Promise<void>
+  /** Where the app opens once signed in (the login page's `next`); the overview when absent. */
+  next?: string | undefined
   /** Back to the password: the step expired, or the person wants to start over. */
   onRestart: () => void
   restartLabel?: string
@@ -33,13 +32,12 @@ export interface SecondStepFormProps {
  * The second sign-in step: a code from the authenticator app, a passkey, or a recovery code,
  * whichever the account has, the first offered first and the others one click away.
  */
-export function SecondStepForm({ step, intro, onSignedIn, onRestart, restartLabel = 'Back to log in', embedded = false }: SecondStepFormProps) {
+export function SecondStepForm({ step, intro, next, onRestart, restartLabel = 'Back to log in', embedded = false }: SecondStepFormProps) {
   const usable = step.methods.filter((method) => method !== 'passkey' || passkeysSupported())
   const [method, setMethod] = useState<SecondFactorMethod>(usable[0] ?? 'recovery_code')
-  // The step ran out (five minutes, five answers) or was used: only a new sign-in helps.
   const [ended, setEnded] = useState<string | null>(null)
   const onError = (error: Error) => {
-    if (isApiError(error, 410)) setEnded(error.message)
+    if (secondStepEnded(error)) setEnded(error.message)
   }
   const others = usable.filter((other) => other !== method)
   return (
@@ -58,11 +56,7 @@ export function SecondStepForm({ step, intro, onSignedIn, onRestart, restartLabe
         <ErrorMessage error="Your account’s second step is a passkey, and this browser cannot use passkeys. Sign in from a current browser, or ask the operator of this Signet instance to reset your second step." />
       ) : (
         <>
-          {method === 'passkey' ? (
-            <PasskeyAnswer onSignedIn={onSignedIn} onError={onError} />
-          ) : (
-            <CodeAnswer key={method} kind={method} onSignedIn={onSignedIn} onError={onError} />
-          )}
+          {method === 'passkey' ? <PasskeyAnswer next={next} onError={onError} /> : <CodeAnswer key={method} kind={method} next={next} onError={onError} />}
           {others.length > 0 && (
             <div className="mt-6 border-t border-line pt-4">
               <h2 className="text-sm font-semibold">Other ways to confirm</h2>
@@ -94,25 +88,24 @@ export function SecondStepForm({ step, intro, onSignedIn, onRestart, restartLabe
 }
 
 interface AnswerProps {
-  onSignedIn: (me: Me) => Promise<void>
+  next: string | undefined
   onError: (error: Error) => void
 }
 
-function CodeAnswer({ kind, onSignedIn, onError }: AnswerProps & { kind: 'totp' | 'recovery_code' }) {
+function CodeAnswer({ kind, next, onError }: AnswerProps & { kind: 'totp' | 'recovery_code' }) {
   const [code, setCode] = useState('')
-  const finish = useMutation({
-    mutationFn: kind === 'totp' ? authApi.finishWithTotp : authApi.finishWithRecoveryCode,
-    onSuccess: onSignedIn,
-    onError: (error) => {
-      if (kind === 'totp') setCode('')
-      onError(error)
-    },
-  })
+  const finish = useFinishWithCode(kind, next)
   const submit = (event: FormEvent) => {
     event.preventDefault()
-    finish.mutate(code.trim())
+    finish.mutate(code.trim(), {
+      onError: (error) => {
+        if (kind === 'totp') setCode('')
+        onError(error)
+      },
+    })
   }
-  const error = finish.error && !isApiError(finish.error, 410) ? finish.error.message : null
+  // The one control shows every refusal but an ended step, which replaces the form.
+  const error = finish.error && !secondStepEnded(finish.error) ? fieldErrorText(finish.error) : null
   return (
     <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
       {kind === 'totp' ? (
@@ -136,20 +129,13 @@ function CodeAnswer({ kind, onSignedIn, onError }: AnswerProps & { kind: 'totp' 
   )
 }
 
-function PasskeyAnswer({ onSignedIn, onError }: AnswerProps) {
-  const answer = useMutation({
-    mutationFn: async () => {
-      const { options } = await authApi.secondStepPasskeyOptions()
-      return authApi.finishWithPasskey({ response: await signWithPasskey(options) })
-    },
-    onSuccess: onSignedIn,
-    onError,
-  })
+function PasskeyAnswer({ next, onError }: AnswerProps) {
+  const answer = useFinishWithPasskey(next)
   return (
     <div className="flex flex-col gap-4">
       <p className="text-sm">Use the passkey you added to your account: on this device, your phone, or a security key.</p>
-      {answer.error && !isApiError(answer.error, 410) && <ErrorMessage error={passkeyErrorText(answer.error)} />}
-      <Button autoFocus loading={answer.isPending} onClick={() => answer.mutate()}>
+      {answer.error && !secondStepEnded(answer.error) && <ErrorMessage error={passkeyErrorText(answer.error)} />}
+      <Button autoFocus loading={answer.isPending} onClick={() => answer.mutate(undefined, { onError })}>
         Use a passkey and log in
       </Button>
     </div>

@@ -1,21 +1,20 @@
-import { useMutation } from '@tanstack/react-query'
 import { getRouteApi } from '@tanstack/react-router'
 import type { FormEvent } from 'react'
 import { Button } from '../../components/Button.tsx'
 import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { AuthHeading } from '../../layout/AuthHeading.tsx'
-import { AccountFields, useAccountForm } from './AccountFields.tsx'
-import { authApi } from './auth-api.ts'
-import { useEnterApp } from './use-session-start.ts'
+import { ACCOUNT_CONTROLS, AccountFields, useAccountForm } from './AccountFields.tsx'
+import { placeError } from './forms.ts'
+import { useSetUp } from './queries.ts'
 
 const route = getRouteApi('/public/setup')
 
 /** The one-time link `npm start` prints on a fresh instance: creates the instance operator's account. */
 export function SetupPage() {
   const { token } = route.useSearch()
-  const enterApp = useEnterApp()
   const { form, set } = useAccountForm()
-  const setUp = useMutation({ mutationFn: authApi.setUp, onSuccess: (me) => enterApp(me) })
+  const setUp = useSetUp()
+  const errors = placeError(setUp.error, ACCOUNT_CONTROLS)
   const submit = (event: FormEvent) => {
     event.preventDefault()
     setUp.mutate({ token, ...form })
@@ -27,8 +26,8 @@ export function SetupPage() {
         <ErrorMessage error="This page needs the setup link that `npm start` printed on the server's first start." />
       ) : (
         <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
-          <AccountFields form={form} set={set} emailLabel="E-mail" workspaceHint="Your own workspace; operators also see every other one." />
-          {setUp.error && <ErrorMessage error={setUp.error} />}
+          <AccountFields form={form} set={set} errors={errors} emailLabel="E-mail" workspaceHint="Your own workspace; operators also see every other one." />
+          {errors.above && <ErrorMessage error={errors.above} />}
           <Button type="submit" loading={setUp.isPending}>
             Create operator account
           </Button>

@@ -1,15 +1,16 @@
-import { useMutation } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import type { FormEvent } from 'react'
 import { Button } from '../../components/Button.tsx'
 import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { AuthHeading } from '../../layout/AuthHeading.tsx'
-import { AccountFields, useAccountForm } from './AccountFields.tsx'
-import { authApi } from './auth-api.ts'
+import { ACCOUNT_CONTROLS, AccountFields, useAccountForm } from './AccountFields.tsx'
+import { placeError } from './forms.ts'
+import { useSignUp } from './queries.ts'
 
 export function SignUpPage() {
   const { form, set } = useAccountForm()
-  const signUp = useMutation({ mutationFn: authApi.signUp })
+  const signUp = useSignUp()
+  const errors = placeError(signUp.error, ACCOUNT_CONTROLS)
   const submit = (event: FormEvent) => {
     event.preventDefault()
     signUp.mutate(form)
@@ -31,8 +32,8 @@ export function SignUpPage() {
     <>
       <AuthHeading title="Create your account">Send documents for signature in minutes. The Free plan needs no card.</AuthHeading>
       <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
-        <AccountFields form={form} set={set} emailLabel="Work e-mail" workspaceHint="Your company or team: the name your signers see." />
-        {signUp.error && <ErrorMessage error={signUp.error} />}
+        <AccountFields form={form} set={set} errors={errors} emailLabel="Work e-mail" workspaceHint="Your company or team: the name your signers see." />
+        {errors.above && <ErrorMessage error={errors.above} />}
         <Button type="submit" loading={signUp.isPending}>
           Create account
         </Button>

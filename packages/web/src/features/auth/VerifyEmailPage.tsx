@@ -1,19 +1,16 @@
-import { useMutation } from '@tanstack/react-query'
 import { getRouteApi, Link } from '@tanstack/react-router'
 import { useEffect, useRef } from 'react'
 import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { Loading } from '../../components/Spinner.tsx'
 import { AuthHeading } from '../../layout/AuthHeading.tsx'
-import { authApi } from './auth-api.ts'
-import { useEnterApp } from './use-session-start.ts'
+import { useVerifyEmail } from './queries.ts'
 
 const route = getRouteApi('/public/verify-email')
 
 /** The link from the verification mail: verifies at once (the token is single-use) and enters the app. */
 export function VerifyEmailPage() {
   const { token } = route.useSearch()
-  const enterApp = useEnterApp()
-  const verify = useMutation({ mutationFn: authApi.verifyEmail, onSuccess: (me) => enterApp(me) })
+  const verify = useVerifyEmail()
   const started = useRef(false)
   useEffect(() => {
     if (started.current || !token) return

@@ -1,16 +1,17 @@
 import { getRouteApi, Link } from '@tanstack/react-router'
 import { useState } from 'react'
-import { api, unwrap } from '../../api/client.ts'
+import { ApiError } from '../../api/client.ts'
 import { useMe } from '../../auth/session.ts'
 import { Badge, Button, Card, EmptyState, Field, Input, PageHeader, Select, TBody, THead, Table, Td, Th, Tr } from '../../components/index.ts'
 import { formatNumber } from '../../lib/format.ts'
+import { peopleTextFor } from '../../lib/people-text.ts'
 import { PlanAwareError } from '../send/PlanAwareError.tsx'
 import { WithTemplates } from '../templates/WithTemplates.tsx'
-import { runBulkSend, type BulkOutcome, type BulkProgress } from './bulk-run.ts'
+import { recipientAt, type BulkOutcome, type BulkProgress } from './bulk-run.ts'
+import { BULK_PLANS, useBulkSend } from './queries.ts'
 import { parseRecipientsCsv, recipientOf, type ParsedCsv, type Recipient } from './recipients-csv.ts'
 
 const route = getRouteApi('/signed-in/bulk-send')
-const BULK_PLANS = new Set(['team', 'business'])
 /** Rows shown in the check table; the counts above it cover the whole file. */
 const PREVIEW_ROWS = 200
 
@@ -57,22 +58,14 @@ function BulkSendForm({ templates }: { templates: { id: string; name: string }[]
   const [fileName, setFileName] = useState<string | null>(null)
   const [csv, setCsv] = useState<ParsedCsv | null>(null)
   const [progress, setProgress] = useState<BulkProgress | null>(null)
-  const [outcome, setOutcome] = useState<BulkOutcome | null>(null)
-  const sending = progress !== null && outcome === null
+  const run = useBulkSend(setProgress)
+  const outcome = run.data ?? null
+  const sending = run.isPending
 
   const good = csv?.rows.filter((r) => r.problems.length === 0) ?? []
   const bad = csv?.rows.filter((r) => r.problems.length > 0) ?? []
 
-  const send = async (recipients: Recipient[]) => {
-    setOutcome(null)
-    const result = await runBulkSend(
-      recipients,
-      (batch, idempotencyKey) =>
-        unwrap(api.POST('/documents/bulk-send', { body: { template_id: templateId, recipients: batch }, headers: { 'Idempotency-Key': idempotencyKey } })),
-      setProgress,
-    )
-    setOutcome(result)
-  }
+  const send = (recipients: Recipient[]) => run.mutate({ templateId, recipients })
 
   return (
     <div className="flex max-w-4xl flex-col gap-5">
@@ -89,7 +82,7 @@ function BulkSendForm({ templates }: { templates: { id: string; name: string }[]
               disabled={sending}
               onChange={(event) => {
                 const file = event.target.files?.[0]
-                setOutcome(null)
+                run.reset()
                 setProgress(null)
                 setFileName(file?.name ?? null)
                 setCsv(null)
@@ -113,14 +106,17 @@ function BulkSendForm({ templates }: { templates: { id: string; name: string }[]
                 {bad.length > 0 && <Badge tone="danger">{formatNumber(bad.length)} with problems (not sent)</Badge>}
               </p>
               <RowsTable rows={bad.length > 0 ? bad : csv.rows} caption={bad.length > 0 ? 'Rows with problems' : 'Recipients'} />
+              {/* Once this file has been sent, sending it again would invite everyone twice (each run has new idempotency keys):
+                  what was not sent is offered below, and another run starts from another file. */}
               <Button
                 className="mt-4"
-                disabled={good.length === 0 || sending || !templateId}
+                disabled={good.length === 0 || sending || !templateId || outcome !== null}
                 loading={sending}
-                onClick={() => void send(good.map(recipientOf))}
+                onClick={() => send(good.map(recipientOf))}
               >
                 Send to {formatNumber(good.length)} {good.length === 1 ? 'recipient' : 'recipients'}
               </Button>
+              {outcome && <p className="mt-2 text-sm text-muted">This file has been sent. Choose another file to send again.</p>}
             </>
           )}
         </Card>
@@ -132,7 +128,7 @@ function BulkSendForm({ templates }: { templates: { id: string; name: string }[]
             {outcome ? 'Done' : 'Sending'}: {formatNumber(progress.done)} of {formatNumber(progress.total)} processed
           </label>
           <progress id="bulk-progress" className="mt-2 h-3 w-full accent-brand-600" value={progress.done} max={Math.max(progress.total, 1)} />
-          {outcome && <Outcome outcome={outcome} onResend={(recipients) => void send(recipients)} />}
+          {outcome && <Outcome outcome={outcome} onResend={send} />}
         </Card>
       )}
     </div>
@@ -177,7 +173,7 @@ function Outcome({ outcome, onResend }: { outcome: BulkOutcome; onResend: (recip
         <Count label="Skipped for time" value={outcome.skippedForTime.length} tone="text-amber-900" />
         <Count label="Not sent (error)" value={outcome.notSent.length} tone="text-red-700" />
       </dl>
-      {outcome.error !== null && <PlanAwareError error={outcome.error} title="Sending stopped" />}
+      {outcome.error !== null && <PlanAwareError error={stopReason(outcome)} title="Sending stopped" />}
       {outcome.skippedForCap.length > 0 && (
         <p className="text-sm">
           The plan's allowance or the spend cap was reached.{' '}
@@ -202,6 +198,15 @@ function Outcome({ outcome, onResend }: { outcome: BulkOutcome; onResend: (recip
       )}
     </div>
   )
+}
+
+/** Why the run stopped; a refusal of one recipient's value names them, in people's words. */
+function stopReason(outcome: BulkOutcome): unknown {
+  const { error } = outcome
+  if (!(error instanceof ApiError) || error.status === 402 || !error.field) return error
+  const text = peopleTextFor(error.code, error.field, error.message)
+  const recipient = recipientAt(outcome, error.field)
+  return recipient ? `${recipient.email}: ${text}` : text
 }
 
 function Count({ label, value, tone }: { label: string; value: number; tone: string }) {

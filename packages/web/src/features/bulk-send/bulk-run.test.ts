@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../../api/client.ts'
-import { BATCH_SIZE, runBulkSend, type BulkProgress, type BulkSendResult } from './bulk-run.ts'
+import { BATCH_SIZE, recipientAt, runBulkSend, type BulkProgress, type BulkSendResult } from './bulk-run.ts'
 import type { Recipient } from './recipients-csv.ts'
 
 const people = (count: number): Recipient[] => Array.from({ length: count }, (_, i) => ({ email: `p${i}@example.com`, name: `P${i}` }))
@@ -100,5 +100,18 @@ describe('sending a bulk list in batches', () => {
     )
     expect(calls).toBe(1)
     expect(outcome.notSent).toHaveLength(3)
+  })
+
+  it('finds the recipient a refusal points at, counted in the refused batch', async () => {
+    const list = people(BATCH_SIZE + 3)
+    const refusal = new ApiError(400, 'recipients[1].name must not contain invisible characters', { code: 'validation_failed', field: '/recipients/1/name' })
+    const outcome = await runBulkSend(
+      list,
+      async (batch) => (batch.length === 3 ? Promise.reject(refusal) : allSent(batch)),
+      () => {},
+    )
+    expect(recipientAt(outcome, '/recipients/1/name')).toEqual(list[BATCH_SIZE + 1])
+    expect(recipientAt(outcome, '/template_id')).toBeUndefined()
+    expect(recipientAt(outcome, '/recipients')).toBeUndefined()
   })
 })

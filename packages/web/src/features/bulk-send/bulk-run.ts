@@ -74,3 +74,12 @@ export async function runBulkSend(recipients: Recipient[], send: BulkSend, onPro
   }
   return outcome
 }
+
+/**
+ * The recipient a refusal's `field` points at (/recipients/3/name). The pointer counts in the
+ * batch that was refused, and that batch's first recipient is the first one not sent.
+ */
+export function recipientAt(outcome: BulkOutcome, field: string): Recipient | undefined {
+  const [, list, index] = field.split('/')
+  return list === 'recipients' && index !== undefined && /^\d+$/.test(index) ? outcome.notSent[Number(index)] : undefined
+}

@@ -1,1 +1,2 @@
 export { BulkSendPage } from './BulkSendPage.tsx'
+export { bulkSendLoads } from './queries.ts'

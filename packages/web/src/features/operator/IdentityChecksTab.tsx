@@ -1,6 +1,5 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
-import { StatusBadge } from '../../components/Badge.tsx'
 import { Button } from '../../components/Button.tsx'
 import { Dialog } from '../../components/Dialog.tsx'
 import { EmptyState } from '../../components/EmptyState.tsx'
@@ -8,11 +7,12 @@ import { Field } from '../../components/Field.tsx'
 import { Input, Textarea } from '../../components/Input.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
 import { Select } from '../../components/Select.tsx'
+import { IdentityCheckStatusBadge } from '../../components/StatusBadge.tsx'
 import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDateTime } from '../../lib/format.ts'
-import { identityChecksQuery, operatorKeys } from './queries.ts'
-import { operatorApi, type IdentityCheckStatus, type OperatorIdentityCheck } from './operator-api.ts'
+import { IDENTITY_CHECK_STATUS_LABELS } from '../../lib/vocabulary.ts'
+import { identityCheckDocumentUrl, identityChecksQuery, useDecideIdentityCheck, type IdentityCheckStatus, type OperatorIdentityCheck } from './queries.ts'
 
 const STATUSES: IdentityCheckStatus[] = ['pending', 'approved', 'rejected']
 
@@ -27,7 +27,7 @@ export function IdentityChecksTab() {
           aria-label="Show checks that are"
           value={status}
           onValueChange={(value) => setStatus(value as IdentityCheckStatus)}
-          options={STATUSES.map((value) => ({ value, label: value[0]!.toUpperCase() + value.slice(1) }))}
+          options={STATUSES.map((value) => ({ value, label: IDENTITY_CHECK_STATUS_LABELS[value] }))}
         />
       </div>
       <QueryView query={checks} loadingLabel="Loading identity checks…">
@@ -54,14 +54,14 @@ export function IdentityChecksTab() {
                     <Td>{check.org_name ?? check.org_id}</Td>
                     <Td className="font-medium">{check.legal_name ?? '—'}</Td>
                     <Td>
-                      <StatusBadge status={check.status} />
+                      <IdentityCheckStatusBadge status={check.status} />
                     </Td>
                     <Td className="whitespace-nowrap">{formatDateTime(check.submitted_at)}</Td>
                     <Td className="whitespace-nowrap text-right">
                       {check.status === 'pending' && (
                         <span className="inline-flex gap-2">
                           <a
-                            href={operatorApi.documentUrl(check.id)}
+                            href={identityCheckDocumentUrl(check.id)}
                             download
                             className="inline-flex h-8 items-center rounded-md border border-line bg-white px-3 text-sm font-medium hover:bg-gray-50"
                           >
@@ -86,21 +86,22 @@ export function IdentityChecksTab() {
 }
 
 function DecisionDialog({ check, onClose }: { check: OperatorIdentityCheck | null; onClose: () => void }) {
-  const queryClient = useQueryClient()
   const toast = useToast()
   const [legalName, setLegalName] = useState('')
   const [reason, setReason] = useState('')
-  const decide = useMutation({
-    mutationFn: (approve: boolean) =>
-      operatorApi.decide(check?.id ?? '', approve ? { approve, ...(legalName.trim() ? { legal_name: legalName.trim() } : {}) } : { approve, reason }),
-    onSuccess: async (_result, approve) => {
-      await queryClient.invalidateQueries({ queryKey: operatorKeys.all })
-      toast({ title: approve ? 'Identity check approved' : 'Identity check rejected', tone: 'success' })
-      setLegalName('')
-      setReason('')
-      onClose()
-    },
-  })
+  const decide = useDecideIdentityCheck()
+  const submit = (approve: boolean) =>
+    decide.mutate(
+      { id: check?.id ?? '', approve, ...(approve ? (legalName.trim() ? { legal_name: legalName.trim() } : {}) : { reason }) },
+      {
+        onSuccess: () => {
+          toast({ title: approve ? 'Identity check approved' : 'Identity check rejected', tone: 'success' })
+          setLegalName('')
+          setReason('')
+          onClose()
+        },
+      },
+    )
   return (
     <Dialog
       open={check !== null}
@@ -114,10 +115,10 @@ function DecisionDialog({ check, onClose }: { check: OperatorIdentityCheck | nul
       description="Compare the document with the legal name. The document is deleted once you decide; the decision is kept."
       footer={
         <>
-          <Button variant="danger-secondary" loading={decide.isPending && decide.variables === false} onClick={() => decide.mutate(false)}>
+          <Button variant="danger-secondary" loading={decide.isPending && !decide.variables.approve} onClick={() => submit(false)}>
             Reject
           </Button>
-          <Button loading={decide.isPending && decide.variables === true} onClick={() => decide.mutate(true)}>
+          <Button loading={decide.isPending && decide.variables.approve} onClick={() => submit(true)}>
             Approve
           </Button>
         </>

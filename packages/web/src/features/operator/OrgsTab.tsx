@@ -1,6 +1,5 @@
 import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
-import { StatusBadge } from '../../components/Badge.tsx'
 import { Button } from '../../components/Button.tsx'
 import { ConfirmDialog, FormDialog } from '../../components/Dialog.tsx'
 import { EmptyState } from '../../components/EmptyState.tsx'
@@ -9,11 +8,13 @@ import { Input } from '../../components/Input.tsx'
 import { Pagination } from '../../components/Pagination.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
 import { Select } from '../../components/Select.tsx'
+import { IdentityCheckStatusBadge } from '../../components/StatusBadge.tsx'
 import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDate, formatNumber } from '../../lib/format.ts'
-import { PLANS, type OperatorOrg, type Plan } from './operator-api.ts'
-import { ORGS_PAGE_SIZE, orgListQuery, useGrantCredits, useSetPlan } from './queries.ts'
+import { fieldErrorText } from '../../lib/people-text.ts'
+import { IDENTITY_CHECK_STATUS_LABELS } from '../../lib/vocabulary.ts'
+import { ORGS_PAGE_SIZE, orgListQuery, PLANS, useGrantCredits, useSetPlan, type OperatorOrg, type Plan } from './queries.ts'
 import { SearchBox } from './SearchBox.tsx'
 
 const planLabel = (plan: Plan) => plan[0]!.toUpperCase() + plan.slice(1)
@@ -57,7 +58,7 @@ export function OrgsTab() {
                       <Td>
                         <span className="font-medium">{org.name}</span>
                         <span className="block text-xs text-muted sm:hidden">
-                          {org.identity_status} identity · {formatNumber(org.credit_balance)} credits
+                          Identity check: {IDENTITY_CHECK_STATUS_LABELS[org.identity_status]} · {formatNumber(org.credit_balance)} credits
                         </span>
                       </Td>
                       <Td className="min-w-32">
@@ -70,7 +71,7 @@ export function OrgsTab() {
                       </Td>
                       <Td className="hidden md:table-cell">{formatNumber(org.members)}</Td>
                       <Td className="hidden sm:table-cell">
-                        <StatusBadge status={org.identity_status} />
+                        <IdentityCheckStatusBadge status={org.identity_status} />
                       </Td>
                       <Td className="hidden sm:table-cell">{formatNumber(org.credit_balance)}</Td>
                       <Td className="hidden whitespace-nowrap md:table-cell">{formatDate(org.created_at)}</Td>
@@ -148,7 +149,7 @@ function GrantDialog({ org, onClose }: { org: OperatorOrg | null; onClose: () =>
       pending={grant.isPending}
       onSubmit={submit}
     >
-      <Field label="Packs" error={grant.error ? grant.error.message : null} required>
+      <Field label="Packs" error={fieldErrorText(grant.error)} required>
         <Input type="number" min={1} step={1} inputMode="numeric" value={packs} onChange={(e) => setPacks(e.target.value)} />
       </Field>
     </FormDialog>

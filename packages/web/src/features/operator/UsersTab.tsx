@@ -1,4 +1,4 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { useMe } from '../../auth/session.ts'
 import { Badge } from '../../components/Badge.tsx'
@@ -10,8 +10,7 @@ import { QueryView } from '../../components/QueryView.tsx'
 import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDate } from '../../lib/format.ts'
-import { operatorApi, type OperatorUser } from './operator-api.ts'
-import { operatorKeys, userListQuery, useUserAction } from './queries.ts'
+import { userListQuery, useUserAction, type OperatorUser } from './queries.ts'
 import { SearchBox } from './SearchBox.tsx'
 
 type UserAction = { user: OperatorUser; kind: 'disable' | 'promote' | 'reset-two-factor' }
@@ -45,26 +44,15 @@ const CONFIRM: Record<
   },
 }
 
-const perform = (action: UserAction): Promise<unknown> => {
-  switch (action.kind) {
-    case 'disable':
-      return operatorApi.disableUser(action.user.id)
-    case 'promote':
-      return operatorApi.promoteUser(action.user.id)
-    case 'reset-two-factor':
-      return operatorApi.resetTwoFactor(action.user.id)
-  }
-}
-
 export function UsersTab() {
   const me = useMe()
-  const queryClient = useQueryClient()
   const toast = useToast()
   const [search, setSearch] = useState('')
   const [pending, setPending] = useState<UserAction | null>(null)
   const users = useQuery(userListQuery(search))
-  const refresh = () => queryClient.invalidateQueries({ queryKey: operatorKeys.users })
-  const enable = useUserAction(operatorApi.enableUser)
+  // Two mutations: enabling shows its error above the list, a confirmed action in its dialog.
+  const enable = useUserAction()
+  const act = useUserAction()
   return (
     <>
       <SearchBox label="Search users by e-mail or name" onSearch={setSearch} />
@@ -108,8 +96,8 @@ export function UsersTab() {
                           <Button
                             size="sm"
                             variant="secondary"
-                            loading={enable.isPending && enable.variables === user.id}
-                            onClick={() => enable.mutate(user.id)}
+                            loading={enable.isPending && enable.variables.userId === user.id}
+                            onClick={() => enable.mutate({ kind: 'enable', userId: user.id })}
                           >
                             Enable
                           </Button>
@@ -138,7 +126,7 @@ export function UsersTab() {
                         {user.two_factor && (
                           <Button
                             size="sm"
-                            variant="secondary"
+                            variant="danger-secondary"
                             onClick={() => setPending({ user, kind: 'reset-two-factor' })}
                             aria-label={`Reset the two-factor sign-in of ${user.email}`}
                           >
@@ -163,8 +151,7 @@ export function UsersTab() {
         destructive={pending ? CONFIRM[pending.kind].destructive : false}
         onConfirm={async () => {
           if (!pending) return
-          await perform(pending)
-          await refresh()
+          await act.mutateAsync({ kind: pending.kind, userId: pending.user.id })
           toast({ title: CONFIRM[pending.kind].done(pending.user.email), tone: 'success' })
         }}
       />

@@ -1,1 +1,2 @@
 export { OperatorPage } from './OperatorPage.tsx'
+export { operatorLoads } from './queries.ts'

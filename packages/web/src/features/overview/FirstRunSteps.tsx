@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import type { ReactNode } from 'react'
 import { Card } from '../../components/index.ts'
-import { templatesQuery } from '../templates/templates-api.ts'
+import { templatesQuery } from '../templates/queries.ts'
 import { allDocumentCountsQuery } from './queries.ts'
 
 const linkClass = 'font-medium text-brand-700 underline'

@@ -2,7 +2,7 @@ import type { QueryClient } from '@tanstack/react-query'
 import { usageQuery } from '../../api/queries.ts'
 import { documentCountsQuery, documentListQuery } from '../documents/queries.ts'
 // The first-run steps ask whether a template exists and whether one has fields: the Templates page's query, one cache.
-import { templatesQuery } from '../templates/templates-api.ts'
+import { templatesQuery } from '../templates/queries.ts'
 
 /** The Overview's server state: short lists of documents, the counts, usage and templates, all from the features that own them. */
 

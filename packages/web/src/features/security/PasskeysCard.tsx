@@ -1,6 +1,5 @@
-import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { isApiError } from '../../api/client.ts'
+import { ApiError } from '../../api/client.ts'
 import { Badge } from '../../components/Badge.tsx'
 import { Button } from '../../components/Button.tsx'
 import { FormDialog } from '../../components/Dialog.tsx'
@@ -10,17 +9,18 @@ import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { formatDate, formatDateTime } from '../../lib/format.ts'
-import { createPasskey, passkeyErrorText, passkeysSupported } from '../../lib/passkeys.ts'
+import { passkeyErrorText, passkeysSupported } from '../../lib/passkeys.ts'
+import { placeError } from '../auth/forms.ts'
 import { PasswordDialog } from './PasswordDialog.tsx'
+import { useAddPasskey, useRemovePasskey, type PasskeyView, type TwoFactorStatus } from './queries.ts'
 import { useShowRecoveryCodes } from './recovery-codes-context.tsx'
-import { refreshSecurity, securityApi, type PasskeyView, type TwoFactorStatus } from './security-api.ts'
 
 /** Passkeys: a second step after the password, or a sign-in on their own. Listed, added (named), removed. */
 export function PasskeysCard({ status }: { status: TwoFactorStatus }) {
-  const queryClient = useQueryClient()
   const [adding, setAdding] = useState(false)
   const [removing, setRemoving] = useState<PasskeyView | null>(null)
   const showRecoveryCodes = useShowRecoveryCodes()
+  const remove = useRemovePasskey()
   const supported = passkeysSupported()
   return (
     <Card
@@ -76,9 +76,9 @@ export function PasskeysCard({ status }: { status: TwoFactorStatus }) {
       <AddPasskeyDialog
         open={adding}
         onOpenChange={setAdding}
-        onAdded={async (recoveryCodes) => {
+        onAdded={(recoveryCodes) => {
+          // Recovery codes come with a first second step.
           if (recoveryCodes) showRecoveryCodes(recoveryCodes)
-          await refreshSecurity(queryClient)
         }}
       />
       <PasswordDialog
@@ -90,8 +90,7 @@ export function PasskeysCard({ status }: { status: TwoFactorStatus }) {
         submitLabel="Remove passkey"
         onConfirm={async (password) => {
           if (!removing) return
-          await securityApi.removePasskey(removing.id, password)
-          await refreshSecurity(queryClient)
+          await remove.mutateAsync({ id: removing.id, password })
         }}
       />
     </Card>
@@ -101,39 +100,35 @@ export function PasskeysCard({ status }: { status: TwoFactorStatus }) {
 interface AddPasskeyDialogProps {
   open: boolean
   onOpenChange: (open: boolean) => void
-  onAdded: (recoveryCodes: string[] | null) => Promise<void>
+  onAdded: (recoveryCodes: string[] | null) => void
 }
 
 /** Name and password first, then the browser's prompt makes the passkey, then the server checks and keeps it. */
 function AddPasskeyDialog({ open, onOpenChange, onAdded }: AddPasskeyDialogProps) {
   const [name, setName] = useState('')
   const [password, setPassword] = useState('')
-  const [error, setError] = useState<{ field: 'name' | 'password' | null; text: string } | null>(null)
-  const [busy, setBusy] = useState(false)
+  const add = useAddPasskey()
   const change = (next: boolean) => {
     if (!next) {
       setName('')
       setPassword('')
-      setError(null)
+      add.reset()
     }
     onOpenChange(next)
   }
-  const add = async () => {
-    setBusy(true)
-    setError(null)
-    try {
-      const { options } = await securityApi.passkeyOptions(password)
-      const response = await createPasskey(options)
-      const added = await securityApi.addPasskey({ name: name.trim(), response })
-      change(false)
-      await onAdded(added.recovery_codes)
-    } catch (thrown) {
-      const text = passkeyErrorText(thrown)
-      setError({ field: /password/i.test(text) ? 'password' : /name/i.test(text) && isApiError(thrown, 400) ? 'name' : null, text })
-    } finally {
-      setBusy(false)
-    }
+  const submit = async () => {
+    // Awaited, not an onSuccess callback: in the workspace's gate, the refresh that turns the second
+    // step on replaces this card with the workspace, and its recovery codes must still be shown.
+    // A refusal is shown from add.error.
+    const added = await add.mutateAsync({ name: name.trim(), password }).catch(() => null)
+    if (!added) return
+    change(false)
+    onAdded(added.recovery_codes)
   }
+  // A wrong password, or a name the server refuses, is named in its words only: they place it under that field.
+  const errors = placeError(add.error, ['name', 'password'], (error) =>
+    !(error instanceof ApiError) ? null : /password/i.test(error.message) ? 'password' : /name/i.test(error.message) && error.status === 400 ? 'name' : null,
+  )
   return (
     <FormDialog
       open={open}
@@ -142,23 +137,18 @@ function AddPasskeyDialog({ open, onOpenChange, onAdded }: AddPasskeyDialogProps
       description="After you confirm, your browser asks where to keep the passkey and to unlock it."
       formId="add-passkey"
       submitLabel="Continue"
-      pending={busy}
+      pending={add.isPending}
       submitDisabled={name.trim() === '' || password === ''}
-      onSubmit={() => void add()}
+      onSubmit={() => void submit()}
     >
       <div className="flex flex-col gap-4">
-        <Field
-          label="Name"
-          hint="So you can tell it apart later, e.g. “Work laptop” or “Blue security key”."
-          error={error?.field === 'name' ? error.text : null}
-          required
-        >
+        <Field label="Name" hint="So you can tell it apart later, e.g. “Work laptop” or “Blue security key”." error={errors.under('name')} required>
           <Input autoComplete="off" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
         </Field>
-        <Field label="Your password" error={error?.field === 'password' ? error.text : null} required>
+        <Field label="Your password" error={errors.under('password')} required>
           <Input type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
         </Field>
-        {error && error.field === null && <ErrorMessage error={error.text} />}
+        {errors.above && <ErrorMessage error={passkeyErrorText(add.error)} />}
       </div>
     </FormDialog>
   )

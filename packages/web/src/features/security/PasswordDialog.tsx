@@ -1,9 +1,9 @@
 import { useState, type ReactNode } from 'react'
-import { errorMessage } from '../../api/client.ts'
 import { FormDialog } from '../../components/Dialog.tsx'
 import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
+import { placeError } from '../auth/forms.ts'
 
 export interface PasswordDialogProps {
   open: boolean
@@ -20,7 +20,7 @@ export interface PasswordDialogProps {
 /** Changes to how the account signs in ask for the password again: one field, the server's answer under it. */
 export function PasswordDialog({ open, onOpenChange, title, description, submitLabel, formId, onConfirm }: PasswordDialogProps) {
   const [password, setPassword] = useState('')
-  const [error, setError] = useState<{ text: string; aboutPassword: boolean } | null>(null)
+  const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
   const change = (next: boolean) => {
     if (!next) {
@@ -36,12 +36,13 @@ export function PasswordDialog({ open, onOpenChange, title, description, submitL
       await onConfirm(password)
       change(false)
     } catch (thrown) {
-      const text = errorMessage(thrown)
-      setError({ text, aboutPassword: /password/i.test(text) })
+      setError(thrown)
     } finally {
       setBusy(false)
     }
   }
+  // The server names a wrong password in its words only ("Your password is not right.").
+  const errors = placeError(error, ['password'], ({ message }) => (/password/i.test(message) ? 'password' : null))
   return (
     <FormDialog
       open={open}
@@ -54,10 +55,10 @@ export function PasswordDialog({ open, onOpenChange, title, description, submitL
       submitDisabled={password === ''}
       onSubmit={() => void submit()}
     >
-      <Field label="Your password" error={error?.aboutPassword ? error.text : null} required>
+      <Field label="Your password" error={errors.under('password')} required>
         <Input type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
       </Field>
-      {error && !error.aboutPassword && <ErrorMessage className="mt-3" error={error.text} />}
+      {errors.above && <ErrorMessage className="mt-3" error={errors.above} />}
     </FormDialog>
   )
 }

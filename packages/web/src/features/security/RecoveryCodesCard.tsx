@@ -1,18 +1,17 @@
-import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Button } from '../../components/Button.tsx'
 import { Card } from '../../components/Card.tsx'
 import { PasswordDialog } from './PasswordDialog.tsx'
+import { useRegenerateRecoveryCodes, type TwoFactorStatus } from './queries.ts'
 import { useShowRecoveryCodes } from './recovery-codes-context.tsx'
-import { refreshSecurity, securityApi, type TwoFactorStatus } from './security-api.ts'
 
 const FEW_LEFT = 3
 
 /** How many one-time recovery codes are left, and new ones (the old ones stop working). */
 export function RecoveryCodesCard({ status }: { status: TwoFactorStatus }) {
-  const queryClient = useQueryClient()
   const [confirming, setConfirming] = useState(false)
   const showRecoveryCodes = useShowRecoveryCodes()
+  const regenerate = useRegenerateRecoveryCodes()
   const left = status.recovery_codes_left
   return (
     <Card title="Recovery codes" description="Each signs you in once if you lose your authenticator app or passkeys.">
@@ -35,10 +34,7 @@ export function RecoveryCodesCard({ status }: { status: TwoFactorStatus }) {
         title="Make new recovery codes?"
         description="You get ten new codes; the ones you have now stop working."
         submitLabel="Make new codes"
-        onConfirm={async (password) => {
-          showRecoveryCodes((await securityApi.regenerateRecoveryCodes(password)).recovery_codes)
-          await refreshSecurity(queryClient)
-        }}
+        onConfirm={async (password) => showRecoveryCodes((await regenerate.mutateAsync(password)).recovery_codes)}
       />
     </Card>
   )

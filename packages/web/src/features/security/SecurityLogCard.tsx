@@ -5,11 +5,11 @@ import { QueryView } from '../../components/QueryView.tsx'
 import { TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { describeBrowser } from '../../lib/browser-name.ts'
 import { formatDateTime } from '../../lib/format.ts'
-import { securityApi, securityEventsKey } from './security-api.ts'
+import { securityEventsQuery } from './queries.ts'
 
 /** The account's security log: password and second-step changes, newest first; each one was also e-mailed. */
 export function SecurityLogCard() {
-  const events = useQuery({ queryKey: securityEventsKey, queryFn: securityApi.events })
+  const events = useQuery(securityEventsQuery)
   return (
     <Card
       title="Security log"

@@ -6,7 +6,7 @@ import { PageHeader } from '../../components/PageHeader.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
 import { PasskeysCard } from './PasskeysCard.tsx'
 import { RecoveryCodesCard } from './RecoveryCodesCard.tsx'
-import { twoFactorQuery, type TwoFactorStatus } from './security-api.ts'
+import { twoFactorQuery, type TwoFactorStatus } from './queries.ts'
 import { SecurityLogCard } from './SecurityLogCard.tsx'
 import { TotpCard } from './TotpCard.tsx'
 

@@ -1,6 +1,4 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
-import { isApiError } from '../../api/client.ts'
 import { Badge } from '../../components/Badge.tsx'
 import { Button } from '../../components/Button.tsx'
 import { Card } from '../../components/Card.tsx'
@@ -9,21 +7,21 @@ import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { formatDate } from '../../lib/format.ts'
+import { placeError } from '../auth/forms.ts'
 import { PasswordDialog } from './PasswordDialog.tsx'
+import { setupExpired, useConfirmTotp, useDisableTotp, useStartTotp, type TotpSetup, type TwoFactorStatus } from './queries.ts'
 import { useShowRecoveryCodes } from './recovery-codes-context.tsx'
-import { refreshSecurity, securityApi, type TotpSetup, type TwoFactorStatus } from './security-api.ts'
 
 /** The authenticator app (TOTP): set it up with a QR code or a typed key and a first code, or remove it. */
 export function TotpCard({ status }: { status: TwoFactorStatus }) {
-  const queryClient = useQueryClient()
   const [setup, setSetup] = useState<TotpSetup | null>(null)
   const [removing, setRemoving] = useState(false)
   const showRecoveryCodes = useShowRecoveryCodes()
-  const start = useMutation({ mutationFn: securityApi.startTotp, onSuccess: setSetup })
-  const finished = async (recoveryCodes: string[] | null) => {
+  const start = useStartTotp()
+  const disable = useDisableTotp()
+  const finished = (recoveryCodes: string[] | null) => {
     // Recovery codes come with a first second step.
     if (recoveryCodes) showRecoveryCodes(recoveryCodes)
-    await refreshSecurity(queryClient)
     setSetup(null)
   }
   return (
@@ -51,7 +49,7 @@ export function TotpCard({ status }: { status: TwoFactorStatus }) {
       ) : (
         <div className="flex flex-col items-start gap-3">
           {start.error && <ErrorMessage error={start.error} />}
-          <Button loading={start.isPending} onClick={() => start.mutate()}>
+          <Button loading={start.isPending} onClick={() => start.mutate(undefined, { onSuccess: setSetup })}>
             Set up an authenticator app
           </Button>
         </div>
@@ -63,10 +61,7 @@ export function TotpCard({ status }: { status: TwoFactorStatus }) {
         title="Remove the authenticator app?"
         description="Its codes stop working at once. With no second step left, your recovery codes are deleted too."
         submitLabel="Remove app"
-        onConfirm={async (password) => {
-          await securityApi.disableTotp(password)
-          await refreshSecurity(queryClient)
-        }}
+        onConfirm={(password) => disable.mutateAsync(password)}
       />
     </Card>
   )
@@ -76,7 +71,7 @@ const focusOnMount = (element: HTMLElement | null) => element?.focus()
 
 interface TotpSetupFormProps {
   setup: TotpSetup
-  onDone: (recoveryCodes: string[] | null) => Promise<void>
+  onDone: (recoveryCodes: string[] | null) => void
   onCancel: () => void
   onExpired: () => void
 }
@@ -84,23 +79,20 @@ interface TotpSetupFormProps {
 function TotpSetupForm({ setup, onDone, onCancel, onExpired }: TotpSetupFormProps) {
   const [code, setCode] = useState('')
   const [password, setPassword] = useState('')
-  const [expired, setExpired] = useState<string | null>(null)
-  const confirm = useMutation({
-    mutationFn: () => securityApi.confirmTotp({ code: code.trim(), password }),
-    onSuccess: ({ recovery_codes }) => onDone(recovery_codes),
-    onError: (error) => {
-      if (isApiError(error, 410)) setExpired(error.message)
-    },
-  })
-  const submit = (event: FormEvent) => {
+  const confirm = useConfirmTotp()
+  const submit = async (event: FormEvent) => {
     event.preventDefault()
-    confirm.mutate()
+    // Awaited, not an onSuccess callback: in the workspace's gate, the refresh that turns the second
+    // step on replaces this form with the workspace, and its recovery codes must still be shown.
+    // A refusal is shown from confirm.error.
+    const confirmed = await confirm.mutateAsync({ code: code.trim(), password }).catch(() => null)
+    if (confirmed) onDone(confirmed.recovery_codes)
   }
-  const message = confirm.error && !isApiError(confirm.error, 410) ? confirm.error.message : null
-  // The server's text names what was wrong; it goes under that field.
-  const passwordError = message && /password/i.test(message) ? message : null
-  const codeError = message && !passwordError && /code/i.test(message) ? message : null
-  const otherError = message && !passwordError && !codeError ? message : null
+  const expired = confirm.error && setupExpired(confirm.error) ? confirm.error.message : null
+  // A wrong password or code is named in the server's words only: they place it under that field.
+  const errors = placeError(confirm.error && !expired ? confirm.error : null, ['code', 'password'], ({ message }) =>
+    /password/i.test(message) ? 'password' : /code/i.test(message) ? 'code' : null,
+  )
   if (expired) {
     return (
       <div className="flex flex-col items-start gap-3">
@@ -141,14 +133,14 @@ function TotpSetupForm({ setup, onDone, onCancel, onExpired }: TotpSetupFormProp
           </code>
           <CopyButton value={setup.secret.replace(/\s/g, '')} label="Copy the key" />
         </div>
-        <form onSubmit={submit} className="flex max-w-sm flex-col gap-4" noValidate>
-          <Field label="Code from the app" hint="Then type the 6-digit code the app shows for Signet." error={codeError} required>
+        <form onSubmit={(event) => void submit(event)} className="flex max-w-sm flex-col gap-4" noValidate>
+          <Field label="Code from the app" hint="Then type the 6-digit code the app shows for Signet." error={errors.under('code')} required>
             <Input autoComplete="one-time-code" inputMode="numeric" maxLength={10} value={code} onChange={(e) => setCode(e.target.value)} />
           </Field>
-          <Field label="Your password" error={passwordError} required>
+          <Field label="Your password" error={errors.under('password')} required>
             <Input type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
           </Field>
-          {otherError && <ErrorMessage error={otherError} />}
+          {errors.above && <ErrorMessage error={errors.above} />}
           <div className="flex flex-wrap gap-2">
             <Button type="submit" loading={confirm.isPending} disabled={code.trim() === '' || password === ''}>
               Turn on

@@ -5,7 +5,7 @@ import { Button } from '../../components/Button.tsx'
 import { Card } from '../../components/Card.tsx'
 import { PageHeader } from '../../components/PageHeader.tsx'
 import { PasskeysCard } from './PasskeysCard.tsx'
-import { twoFactorQuery, type TwoFactorStatus } from './security-api.ts'
+import { twoFactorQuery, type TwoFactorStatus } from './queries.ts'
 import { TotpCard } from './TotpCard.tsx'
 
 export type WorkspaceGate = { state: 'open' } | { state: 'checking' } | { state: 'closed'; status: TwoFactorStatus }

@@ -1,13 +1,13 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { useState } from 'react'
-import { meQuery, type Me } from '../../auth/session.ts'
+import type { Me } from '../../auth/session.ts'
 import { Card } from '../../components/Card.tsx'
 import { ConfirmDialog } from '../../components/Dialog.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
 import { Switch } from '../../components/Switch.tsx'
 import { useToast } from '../../components/Toast.tsx'
-import { refreshSecurity, securityApi, twoFactorQuery, workspaceRuleKey, workspaceRuleQuery, type WorkspaceRule } from './security-api.ts'
+import { twoFactorQuery, useSetWorkspaceRule, workspaceRuleQuery, type WorkspaceRule } from './queries.ts'
 
 /**
  * Settings → Members: an owner requires a second sign-in step of every member (owners and
@@ -29,8 +29,8 @@ export function WorkspaceRuleCard({ workspace, abilities }: { workspace: string;
 
 function RuleControls({ rule, workspace, abilities }: { rule: WorkspaceRule; workspace: string; abilities: Me['abilities'] }) {
   const mayChange = abilities.require_two_factor
-  const queryClient = useQueryClient()
   const toast = useToast()
+  const setRule = useSetWorkspaceRule()
   const own = useQuery({ ...twoFactorQuery, enabled: mayChange })
   const [pending, setPending] = useState<boolean | null>(null)
   const without = rule.members_without_two_factor
@@ -86,9 +86,7 @@ function RuleControls({ rule, workspace, abilities }: { rule: WorkspaceRule; wor
         destructive={pending === false}
         onConfirm={async () => {
           if (pending === null) return
-          const next = await securityApi.setWorkspaceRule(pending)
-          queryClient.setQueryData(workspaceRuleKey, next)
-          await Promise.all([queryClient.invalidateQueries({ queryKey: meQuery.queryKey }), refreshSecurity(queryClient)])
+          const next = await setRule.mutateAsync(pending)
           toast({ title: next.require_two_factor ? 'A second sign-in step is now required' : 'A second sign-in step is no longer required', tone: 'success' })
         }}
       />

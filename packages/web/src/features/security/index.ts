@@ -1,5 +1,5 @@
 export { SecurityPage } from './SecurityPage.tsx'
 export { TwoFactorGate, useWorkspaceGate } from './TwoFactorGate.tsx'
 export { WorkspaceRuleCard } from './WorkspaceRuleCard.tsx'
-export { workspaceRuleQuery } from './security-api.ts'
+export { securityLoads, workspaceRuleQuery } from './queries.ts'
 export { RecoveryCodesProvider } from './recovery-codes-context.tsx'

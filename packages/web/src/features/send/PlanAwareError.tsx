@@ -1,5 +1,5 @@
 import { Link } from '@tanstack/react-router'
-import { isApiError } from '../../api/client.ts'
+import { ApiError } from '../../api/client.ts'
 import { ErrorMessage } from '../../components/index.ts'
 
 /**
@@ -7,7 +7,7 @@ import { ErrorMessage } from '../../components/index.ts'
  * gets the way out: the server's upgrade_url (a credit-pack checkout) when it names one, else Billing.
  */
 export function PlanAwareError({ error, title }: { error: unknown; title?: string }) {
-  if (!isApiError(error, 402)) return <ErrorMessage error={error} title={title} />
+  if (!(error instanceof ApiError) || error.status !== 402) return <ErrorMessage error={error} title={title} />
   const body = error.body as { upgrade_url?: unknown } | null
   const upgradeUrl = typeof body?.upgrade_url === 'string' ? body.upgrade_url : null
   return (

@@ -1,13 +1,13 @@
-import { useMutation } from '@tanstack/react-query'
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router'
 import { useState, type FormEvent } from 'react'
-import { api, isApiError, unwrap } from '../../api/client.ts'
+import { ApiError } from '../../api/client.ts'
 import { Button, Card, Field, Input, PageHeader, Select, Switch, Textarea } from '../../components/index.ts'
 import { WithTemplates } from '../templates/WithTemplates.tsx'
 import { peopleTextFor } from '../../lib/people-text.ts'
 import { partyLabel } from '../../lib/vocabulary.ts'
 import { controlFor, type SendControl } from './error-placement.ts'
 import { PlanAwareError } from './PlanAwareError.tsx'
+import { useCreateDocument } from './queries.ts'
 
 const route = getRouteApi('/signed-in/send')
 
@@ -53,30 +53,25 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
   const party = (role: number): Party => parties[role] ?? emptyParty
   const setParty = (role: number, change: Partial<Party>) => setParties((all) => ({ ...all, [role]: { ...party(role), ...change } }))
 
-  const send = useMutation({
-    mutationFn: () => {
-      const signer = (role: number) => {
-        const { email, name, auth_required } = party(role)
-        return { email: email.trim(), ...(name.trim() ? { name: name.trim() } : {}), auth_required }
-      }
-      const body = {
-        template_id: templateId,
-        ...(single ? { signer: signer(0) } : { signers: roles.map((role) => ({ role, ...signer(role) })) }),
-        ...(expires ? { expires_at: toUtc(expires) } : {}),
-        ...(subject.trim() ? { invite_subject: subject.trim() } : {}),
-        ...(message.trim() ? { invite_message: message.trim() } : {}),
-      }
-      return unwrap(api.POST('/documents', { body }))
-    },
-  })
+  const send = useCreateDocument()
   // An error about one value goes under its control, from the server's `field`; the rest (and a 402's way out) above the button.
-  const refusal = isApiError(send.error) && send.error.status !== 402 ? send.error : null
+  const refusal = send.error instanceof ApiError && send.error.status !== 402 ? send.error : null
   const control = refusal ? controlFor(refusal.field, roles) : null
   const errorFor = (name: SendControl) => (refusal && control === name ? peopleTextFor(refusal.code, refusal.field, refusal.message) : undefined)
 
   const submit = (event: FormEvent) => {
     event.preventDefault()
-    send.mutate()
+    const signer = (role: number) => {
+      const { email, name, auth_required } = party(role)
+      return { email: email.trim(), ...(name.trim() ? { name: name.trim() } : {}), auth_required }
+    }
+    send.mutate({
+      template_id: templateId,
+      ...(single ? { signer: signer(0) } : { signers: roles.map((role) => ({ role, ...signer(role) })) }),
+      ...(expires ? { expires_at: toUtc(expires) } : {}),
+      ...(subject.trim() ? { invite_subject: subject.trim() } : {}),
+      ...(message.trim() ? { invite_message: message.trim() } : {}),
+    })
   }
 
   if (send.data) {

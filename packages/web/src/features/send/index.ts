@@ -1,1 +1,2 @@
+export { sendLoads } from './queries.ts'
 export { SendPage } from './SendPage.tsx'

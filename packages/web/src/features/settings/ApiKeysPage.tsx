@@ -1,5 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
+import { useMe } from '../../auth/session.ts'
 import { Button } from '../../components/Button.tsx'
 import { Card } from '../../components/Card.tsx'
 import { ConfirmDialog, FormDialog } from '../../components/Dialog.tsx'
@@ -8,23 +9,27 @@ import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { PageHeader } from '../../components/PageHeader.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
-import { StatusBadge } from '../../components/Badge.tsx'
+import { ApiKeyStatusBadge } from '../../components/StatusBadge.tsx'
 import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDateTime } from '../../lib/format.ts'
-import { keysApi, type ApiKey, type CreatedApiKey } from './api-keys-api.ts'
+import { fieldErrorText } from '../../lib/people-text.ts'
+import { apiKeysQuery, useCreateApiKey, useRevokeApiKey, type ApiKey, type CreatedApiKey } from './queries.ts'
 import { RequireAbility } from './RequireAbility.tsx'
 import { SecretDialog } from './SecretDialog.tsx'
 
 export function ApiKeysPage() {
+  const me = useMe()
+  const [creating, setCreating] = useState(false)
   return (
     <>
       <PageHeader
         title="Integration and API"
         description="API keys let your systems send documents and read their status through the REST API and the MCP endpoint."
+        actions={me.abilities.manage_api_keys && <Button onClick={() => setCreating(true)}>Create key</Button>}
       />
       <RequireAbility ability="manage_api_keys" what="API keys">
-        <Keys />
+        <Keys creating={creating} onCreatingChange={setCreating} />
       </RequireAbility>
       <Card title="Using the API" className="mt-5">
         <p className="text-sm">
@@ -43,22 +48,15 @@ export function ApiKeysPage() {
   )
 }
 
-function Keys() {
-  const queryClient = useQueryClient()
+/** The list, and the dialogs of the header's "Create key" (`creating`). */
+function Keys({ creating, onCreatingChange }: { creating: boolean; onCreatingChange: (creating: boolean) => void }) {
   const toast = useToast()
-  const keys = useQuery({ queryKey: ['keys'], queryFn: keysApi.list })
-  const [creating, setCreating] = useState(false)
+  const keys = useQuery(apiKeysQuery)
+  const revoke = useRevokeApiKey()
   const [created, setCreated] = useState<CreatedApiKey | null>(null)
   const [revoking, setRevoking] = useState<ApiKey | null>(null)
   return (
-    <Card
-      title="API keys"
-      actions={
-        <Button size="sm" onClick={() => setCreating(true)}>
-          Create key
-        </Button>
-      }
-    >
+    <Card title="API keys">
       <QueryView query={keys} loadingLabel="Loading keys…">
         {({ keys: list }) =>
           list.length === 0 ? (
@@ -98,7 +96,7 @@ function Keys() {
                     <Td className="text-right">
                       {key.revoked_at ? (
                         <span className="inline-flex flex-col items-end gap-0.5">
-                          <StatusBadge status="revoked" />
+                          <ApiKeyStatusBadge status="revoked" />
                           <span className="hidden text-xs whitespace-nowrap sm:inline">{formatDateTime(key.revoked_at)}</span>
                         </span>
                       ) : (
@@ -117,11 +115,10 @@ function Keys() {
 
       <CreateKeyDialog
         open={creating}
-        onOpenChange={setCreating}
+        onOpenChange={onCreatingChange}
         onCreated={(key) => {
-          setCreating(false)
+          onCreatingChange(false)
           setCreated(key)
-          void queryClient.invalidateQueries({ queryKey: ['keys'] })
         }}
       />
       <SecretDialog
@@ -145,8 +142,7 @@ function Keys() {
         destructive
         onConfirm={async () => {
           if (!revoking) return
-          await keysApi.revoke(revoking.id)
-          await queryClient.invalidateQueries({ queryKey: ['keys'] })
+          await revoke.mutateAsync(revoking.id)
           toast({ title: `Key “${revoking.name ?? revoking.prefix}” revoked`, tone: 'success' })
         }}
       />
@@ -156,13 +152,7 @@ function Keys() {
 
 function CreateKeyDialog({ open, onOpenChange, onCreated }: { open: boolean; onOpenChange: (open: boolean) => void; onCreated: (key: CreatedApiKey) => void }) {
   const [name, setName] = useState('')
-  const create = useMutation({
-    mutationFn: keysApi.create,
-    onSuccess: (key) => {
-      setName('')
-      onCreated(key)
-    },
-  })
+  const create = useCreateApiKey()
   return (
     <FormDialog
       open={open}
@@ -174,9 +164,16 @@ function CreateKeyDialog({ open, onOpenChange, onCreated }: { open: boolean; onO
       formId="create-key"
       submitLabel="Create key"
       pending={create.isPending}
-      onSubmit={() => create.mutate(name)}
+      onSubmit={() =>
+        create.mutate(name, {
+          onSuccess: (key) => {
+            setName('')
+            onCreated(key)
+          },
+        })
+      }
     >
-      <Field label="Name" hint="Where the key is used, e.g. “CRM production”." error={create.error ? create.error.message : null} required>
+      <Field label="Name" hint="Where the key is used, e.g. “CRM production”." error={fieldErrorText(create.error)} required>
         <Input value={name} onChange={(e) => setName(e.target.value)} maxLength={100} />
       </Field>
     </FormDialog>

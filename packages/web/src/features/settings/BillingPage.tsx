@@ -1,12 +1,10 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { getRouteApi, useNavigate } from '@tanstack/react-router'
 import { useState, type FormEvent, type ReactNode } from 'react'
-import { api, unwrap } from '../../api/client.ts'
 import { spendCapQuery, usageQuery } from '../../api/queries.ts'
 import { useMe } from '../../auth/session.ts'
 import { Button } from '../../components/Button.tsx'
 import { Card } from '../../components/Card.tsx'
-import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { Meter } from '../../components/Meter.tsx'
@@ -16,13 +14,10 @@ import { Select } from '../../components/Select.tsx'
 import { TBody, Table, Td, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatCents, formatNumber, formatPeriod } from '../../lib/format.ts'
+import { fieldErrorText } from '../../lib/people-text.ts'
+import { recentPeriods, useSetSpendCap } from './queries.ts'
 
 const route = getRouteApi('/signed-in/settings/billing')
-
-/** The last twelve calendar months (UTC), newest first, as usage periods are keyed: 'YYYY-MM'. */
-function recentPeriods(now = new Date()): string[] {
-  return Array.from({ length: 12 }, (_, back) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1)).toISOString().slice(0, 7))
-}
 
 export function BillingPage() {
   const me = useMe()
@@ -122,26 +117,24 @@ function CreditPacks({ workspaceId }: { workspaceId: string }) {
 }
 
 function SpendCap({ editable }: { editable: boolean }) {
-  const queryClient = useQueryClient()
   const toast = useToast()
   const cap = useQuery(spendCapQuery)
   const [dollars, setDollars] = useState('')
   const [inputError, setInputError] = useState<string | null>(null)
-  const save = useMutation({
-    mutationFn: (spend_cap_cents: number | null) => unwrap(api.PUT('/billing/spend-cap', { body: { spend_cap_cents } })),
-    onSuccess: async (saved) => {
-      setDollars('')
-      queryClient.setQueryData(spendCapQuery.queryKey, saved)
-      await queryClient.invalidateQueries({ queryKey: ['usage'] })
-      toast({ title: saved.spend_cap_cents === null ? 'Spend cap removed' : `Spend cap set to ${formatCents(saved.spend_cap_cents)}`, tone: 'success' })
-    },
-  })
+  const setSpendCap = useSetSpendCap()
+  const save = (cents: number | null) =>
+    setSpendCap.mutate(cents, {
+      onSuccess: (saved) => {
+        setDollars('')
+        toast({ title: saved.spend_cap_cents === null ? 'Spend cap removed' : `Spend cap set to ${formatCents(saved.spend_cap_cents)}`, tone: 'success' })
+      },
+    })
   const submit = (event: FormEvent) => {
     event.preventDefault()
     const value = Number(dollars)
     if (dollars.trim() === '' || !Number.isFinite(value) || value < 0) return setInputError('Enter an amount in US dollars, e.g. 50.')
     setInputError(null)
-    save.mutate(Math.round(value * 100))
+    save(Math.round(value * 100))
   }
   return (
     <Card
@@ -156,14 +149,14 @@ function SpendCap({ editable }: { editable: boolean }) {
             </p>
             {editable ? (
               <form onSubmit={submit} className="mt-4 flex flex-wrap items-end gap-3" noValidate>
-                <Field label="New cap (US$)" error={inputError ?? (save.error ? save.error.message : null)} className="w-48">
+                <Field label="New cap (US$)" error={inputError ?? fieldErrorText(setSpendCap.error)} className="w-48">
                   <Input inputMode="decimal" value={dollars} onChange={(e) => setDollars(e.target.value)} placeholder="50.00" />
                 </Field>
-                <Button type="submit" loading={save.isPending && save.variables !== null}>
+                <Button type="submit" loading={setSpendCap.isPending && setSpendCap.variables !== null}>
                   Set cap
                 </Button>
                 {current.spend_cap_cents !== null && (
-                  <Button variant="secondary" loading={save.isPending && save.variables === null} onClick={() => save.mutate(null)}>
+                  <Button variant="secondary" loading={setSpendCap.isPending && setSpendCap.variables === null} onClick={() => save(null)}>
                     Remove cap
                   </Button>
                 )}
@@ -171,7 +164,6 @@ function SpendCap({ editable }: { editable: boolean }) {
             ) : (
               <p className="mt-2 text-sm text-muted">Owners and admins change the cap.</p>
             )}
-            {save.error && !editable && <ErrorMessage className="mt-3" error={save.error} />}
           </>
         )}
       </QueryView>

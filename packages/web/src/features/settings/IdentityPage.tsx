@@ -1,8 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
-import { api, fetchRaw, unwrap } from '../../api/client.ts'
 import { useMe } from '../../auth/session.ts'
-import { StatusBadge } from '../../components/Badge.tsx'
 import { Button } from '../../components/Button.tsx'
 import { Card } from '../../components/Card.tsx'
 import { ErrorMessage } from '../../components/ErrorMessage.tsx'
@@ -10,21 +8,19 @@ import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { PageHeader } from '../../components/PageHeader.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
+import { IdentityCheckStatusBadge } from '../../components/StatusBadge.tsx'
 import { formatDate, formatDateTime } from '../../lib/format.ts'
-
-const getIdentityCheck = () => unwrap(api.GET('/identity-check'))
-type IdentityCheck = Awaited<ReturnType<typeof getIdentityCheck>>
+import { errorTextAt } from '../../lib/people-text.ts'
+import { identityCheckQuery, useSubmitIdentityCheck, type IdentityCheck } from './queries.ts'
 
 const ACCEPTED_TYPES = ['application/pdf', 'image/png', 'image/jpeg'] as const
 const MAX_DOCUMENT_MB = 10
 /** An approval may be renewed in its last 30 days. */
 const RENEWAL_WINDOW_MS = 30 * 24 * 3600 * 1000
 
-const identityQuery = { queryKey: ['identity-check'], queryFn: getIdentityCheck }
-
 export function IdentityPage() {
   const me = useMe()
-  const check = useQuery(identityQuery)
+  const check = useQuery(identityCheckQuery)
   const owner = me.abilities.manage_identity_check
   return (
     <>
@@ -35,7 +31,7 @@ export function IdentityPage() {
       <QueryView query={check} loadingLabel="Loading the identity check…">
         {(state) => (
           <div className="flex flex-col gap-5">
-            <Card title="Status" actions={<StatusBadge status={state.status} />}>
+            <Card title="Status" actions={<IdentityCheckStatusBadge status={state.status} />}>
               <StatusText check={state} />
             </Card>
             {owner ? (
@@ -59,7 +55,7 @@ function canSubmit(check: IdentityCheck): boolean {
 function StatusText({ check }: { check: IdentityCheck }) {
   switch (check.status) {
     case 'none':
-      return <p className="text-sm">Not submitted yet. Sealing answers 412 until the check is approved.</p>
+      return <p className="text-sm">Not submitted yet. Documents cannot be sealed in this workspace's name until the check is approved.</p>
     case 'pending':
       return (
         <p className="text-sm">
@@ -92,30 +88,33 @@ function StatusText({ check }: { check: IdentityCheck }) {
 }
 
 function SubmitCheck({ renewal }: { renewal: boolean }) {
-  const queryClient = useQueryClient()
   const [legalName, setLegalName] = useState('')
   const [file, setFile] = useState<File | null>(null)
   const [fileError, setFileError] = useState<string | null>(null)
-  const submit = useMutation({
-    mutationFn: () => {
-      if (!file) throw new Error('Choose the ID document.')
-      return submitIdentityCheck(legalName, file)
-    },
-    onSuccess: (state) => {
-      queryClient.setQueryData(identityQuery.queryKey, state)
-      setLegalName('')
-      setFile(null)
-    },
-  })
+  const submit = useSubmitIdentityCheck()
+  const nameError = errorTextAt(submit.error, '/legal_name')
   const onSubmit = (event: FormEvent) => {
     event.preventDefault()
     if (!file) return setFileError('Choose the ID document (PDF, PNG or JPEG).')
-    submit.mutate()
+    submit.mutate(
+      { legalName, file },
+      {
+        onSuccess: () => {
+          setLegalName('')
+          setFile(null)
+        },
+      },
+    )
   }
   return (
     <Card title={renewal ? 'Renew the check' : 'Submit the check'}>
       <form onSubmit={onSubmit} className="flex max-w-lg flex-col gap-4" noValidate>
-        <Field label="Legal name" hint="Of the company or person behind this workspace, as on the company register or the ID document." required>
+        <Field
+          label="Legal name"
+          hint="Of the company or person behind this workspace, as on the company register or the ID document."
+          error={nameError}
+          required
+        >
           <Input value={legalName} onChange={(e) => setLegalName(e.target.value)} autoComplete="organization" />
         </Field>
         <Field
@@ -143,7 +142,7 @@ function SubmitCheck({ renewal }: { renewal: boolean }) {
             }}
           />
         </Field>
-        {submit.error && <ErrorMessage error={submit.error} />}
+        {submit.error && !nameError && <ErrorMessage error={submit.error} />}
         <div>
           <Button type="submit" loading={submit.isPending}>
             Submit for review
@@ -152,14 +151,4 @@ function SubmitCheck({ renewal }: { renewal: boolean }) {
       </form>
     </Card>
   )
-}
-
-/** POST /identity-check?legal_name=… with the file itself as the body, under its own type (openapi-fetch would JSON-encode it). */
-async function submitIdentityCheck(legalName: string, file: File): Promise<IdentityCheck> {
-  const response = await fetchRaw(`/identity-check?legal_name=${encodeURIComponent(legalName)}`, {
-    method: 'POST',
-    body: file,
-    headers: { 'content-type': file.type },
-  })
-  return (await response.json()) as IdentityCheck
 }

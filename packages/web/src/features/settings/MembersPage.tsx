@@ -1,6 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
-import { meQuery, useMe, type Me, type WorkspaceRole } from '../../auth/session.ts'
+import { useMe, type Me, type WorkspaceRole } from '../../auth/session.ts'
 import { Badge } from '../../components/Badge.tsx'
 import { Button } from '../../components/Button.tsx'
 import { Card } from '../../components/Card.tsx'
@@ -15,16 +15,16 @@ import { Select } from '../../components/Select.tsx'
 import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDate } from '../../lib/format.ts'
+import { fieldErrorText } from '../../lib/people-text.ts'
 import { WorkspaceRuleCard, workspaceRuleQuery } from '../security/index.ts'
-import { membersApi, type Member, type PendingInvitation } from './members-api.ts'
+import { membersQuery, useInviteMember, useRemoveMember, useRevokeInvitation, useSetMemberRole, type Member, type PendingInvitation } from './queries.ts'
 
 const ROLE_LABELS: Record<WorkspaceRole, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' }
-const membersKey = ['members']
 
 export function MembersPage() {
   const me = useMe()
   const manager = me.abilities.manage_members
-  const members = useQuery({ queryKey: membersKey, queryFn: membersApi.list })
+  const members = useQuery(membersQuery)
   // Managers see who has no second sign-in step yet (the workspace's rule is on this page too).
   const rule = useQuery({ ...workspaceRuleQuery, enabled: manager })
   const withoutSecondStep = new Set(rule.data?.members_without_two_factor.map((member) => member.user_id))
@@ -52,27 +52,27 @@ export function MembersPage() {
 }
 
 function InviteForm({ ownerMayInvite }: { ownerMayInvite: boolean }) {
-  const queryClient = useQueryClient()
   const toast = useToast()
   const [email, setEmail] = useState('')
   const [role, setRole] = useState<WorkspaceRole>('member')
-  const invite = useMutation({
-    mutationFn: membersApi.invite,
-    onSuccess: async (invitation) => {
-      setEmail('')
-      await queryClient.invalidateQueries({ queryKey: membersKey })
-      toast({ title: `Invitation sent to ${invitation.email}`, tone: 'success' })
-    },
-  })
+  const invite = useInviteMember()
   const submit = (event: FormEvent) => {
     event.preventDefault()
-    invite.mutate({ email, role })
+    invite.mutate(
+      { email, role },
+      {
+        onSuccess: (invitation) => {
+          setEmail('')
+          toast({ title: `Invitation sent to ${invitation.email}`, tone: 'success' })
+        },
+      },
+    )
   }
   const roles = (Object.keys(ROLE_LABELS) as WorkspaceRole[]).filter((value) => value !== 'owner' || ownerMayInvite)
   return (
     <Card title="Invite someone" description="They get an e-mail with a link that signs them up, or adds the workspace to their account.">
       <form onSubmit={submit} className="grid gap-3 sm:grid-cols-[1fr_12rem_auto] sm:items-end" noValidate>
-        <Field label="E-mail" error={invite.error ? invite.error.message : null} required>
+        <Field label="E-mail" error={fieldErrorText(invite.error)} required>
           <Input type="email" autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />
         </Field>
         <Field label="Role">
@@ -110,13 +110,10 @@ function mayChange(member: Member, members: Member[], abilities: Me['abilities']
 
 function MemberTable({ members, abilities, myId, withoutSecondStep }: MemberTableProps) {
   const manager = abilities.manage_members
-  const queryClient = useQueryClient()
   const toast = useToast()
   const [removing, setRemoving] = useState<Member | null>(null)
-  const setRole = useMutation({
-    mutationFn: ({ member, role }: { member: Member; role: WorkspaceRole }) => membersApi.setRole(member.user_id, role),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: membersKey }),
-  })
+  const setRole = useSetMemberRole()
+  const remove = useRemoveMember()
   if (members.length === 0) return <EmptyState title="No members" />
   return (
     <>
@@ -139,7 +136,7 @@ function MemberTable({ members, abilities, myId, withoutSecondStep }: MemberTabl
                 {member.user_id === myId && <span className="text-muted"> (you)</span>}
                 {withoutSecondStep.has(member.user_id) && (
                   <Badge tone="warning" className="ml-2">
-                    no second step
+                    No second step
                   </Badge>
                 )}
                 <span className="block text-xs font-normal [overflow-wrap:anywhere] text-muted sm:hidden">{member.email}</span>
@@ -151,7 +148,7 @@ function MemberTable({ members, abilities, myId, withoutSecondStep }: MemberTabl
                     aria-label={`Role of ${member.name || member.email}`}
                     value={member.role}
                     disabled={setRole.isPending}
-                    onValueChange={(role) => setRole.mutate({ member, role: role as WorkspaceRole })}
+                    onValueChange={(role) => setRole.mutate({ userId: member.user_id, role: role as WorkspaceRole })}
                     options={(Object.keys(ROLE_LABELS) as WorkspaceRole[]).map((value) => ({
                       value,
                       label: ROLE_LABELS[value],
@@ -185,10 +182,7 @@ function MemberTable({ members, abilities, myId, withoutSecondStep }: MemberTabl
         destructive
         onConfirm={async () => {
           if (!removing) return
-          await membersApi.remove(removing.user_id)
-          // Removing oneself leaves the workspace: the session now acts in another one, or none.
-          if (removing.user_id === myId) await queryClient.invalidateQueries({ queryKey: meQuery.queryKey })
-          await queryClient.invalidateQueries({ queryKey: membersKey })
+          await remove.mutateAsync(removing.user_id)
           toast({ title: `${removing.email} removed`, tone: 'success' })
         }}
       />
@@ -197,11 +191,7 @@ function MemberTable({ members, abilities, myId, withoutSecondStep }: MemberTabl
 }
 
 function InvitationTable({ invitations }: { invitations: PendingInvitation[] }) {
-  const queryClient = useQueryClient()
-  const revoke = useMutation({
-    mutationFn: membersApi.revokeInvitation,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: membersKey }),
-  })
+  const revoke = useRevokeInvitation()
   if (invitations.length === 0) return <p className="text-sm text-muted">No invitations waiting for an answer.</p>
   return (
     <>

@@ -1,7 +1,7 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { isApiError } from '../../api/client.ts'
-import { Badge, StatusBadge } from '../../components/Badge.tsx'
+import { useMe } from '../../auth/session.ts'
 import { Button } from '../../components/Button.tsx'
 import { Card } from '../../components/Card.tsx'
 import { ConfirmDialog, FormDialog } from '../../components/Dialog.tsx'
@@ -12,48 +12,58 @@ import { Input } from '../../components/Input.tsx'
 import { PageHeader } from '../../components/PageHeader.tsx'
 import { Pagination } from '../../components/Pagination.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
+import { WebhookDeliveryStatusBadge, WebhookEndpointStatusBadge } from '../../components/StatusBadge.tsx'
 import { Switch } from '../../components/Switch.tsx'
 import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDateTime } from '../../lib/format.ts'
+import { fieldErrorText } from '../../lib/people-text.ts'
+import {
+  DELIVERY_PAGE_SIZE,
+  deliveriesQuery,
+  useCreateWebhook,
+  useDeleteWebhook,
+  useRedeliver,
+  useRotateWebhookSecret,
+  useSendTestEvent,
+  useSetWebhookEnabled,
+  webhooksQuery,
+  type Delivery,
+  type Webhook,
+  type WebhookTestResult,
+} from './queries.ts'
 import { RequireAbility } from './RequireAbility.tsx'
 import { SecretDialog } from './SecretDialog.tsx'
-import { webhooksApi, type Delivery, type Webhook, type WebhookTestResult } from './webhooks-api.ts'
 
 export function WebhooksPage() {
+  const me = useMe()
+  const [adding, setAdding] = useState(false)
   return (
     <>
       <PageHeader
         title="Webhooks"
         description="Signet posts a signed event to your endpoints when a signer views, signs or declines a document, and when a document is completed."
+        actions={me.abilities.manage_webhooks && <Button onClick={() => setAdding(true)}>Add endpoint</Button>}
       />
       <RequireAbility ability="manage_webhooks" what="webhooks">
-        <Endpoints />
+        <Endpoints adding={adding} onAddingChange={setAdding} />
       </RequireAbility>
     </>
   )
 }
 
-function Endpoints() {
-  const queryClient = useQueryClient()
-  const webhooks = useQuery({ queryKey: ['webhooks'], queryFn: webhooksApi.list })
-  const [adding, setAdding] = useState(false)
+/** The endpoints, and the dialogs of the header's "Add endpoint" (`adding`). */
+function Endpoints({ adding, onAddingChange }: { adding: boolean; onAddingChange: (adding: boolean) => void }) {
+  const webhooks = useQuery(webhooksQuery)
   const [secret, setSecret] = useState<string | null>(null)
   // Until the list arrives, the safe assumption: the guard is on (as it is unless the operator turned it off).
   const privateAllowed = webhooks.data?.private_addresses_allowed ?? false
   return (
     <>
-      <div className="mb-4 flex justify-end">
-        <Button onClick={() => setAdding(true)}>Add endpoint</Button>
-      </div>
       <QueryView query={webhooks} loadingLabel="Loading endpoints…">
         {({ webhooks: list }) =>
           list.length === 0 ? (
-            <EmptyState
-              title="No endpoints yet"
-              description={`Add the HTTPS address of your receiver. ${addressRule(privateAllowed)}`}
-              action={<Button onClick={() => setAdding(true)}>Add endpoint</Button>}
-            />
+            <EmptyState title="No endpoints yet" description={`Add the HTTPS address of your receiver with “Add endpoint”. ${addressRule(privateAllowed)}`} />
           ) : (
             <div className="flex flex-col gap-4">
               {list.map((webhook) => (
@@ -66,11 +76,10 @@ function Endpoints() {
       <AddEndpointDialog
         privateAllowed={privateAllowed}
         open={adding}
-        onOpenChange={setAdding}
+        onOpenChange={onAddingChange}
         onCreated={(created) => {
-          setAdding(false)
+          onAddingChange(false)
           setSecret(created)
-          void queryClient.invalidateQueries({ queryKey: ['webhooks'] })
         }}
       />
       <SecretDialog
@@ -100,13 +109,7 @@ interface AddEndpointDialogProps {
 
 function AddEndpointDialog({ privateAllowed, open, onOpenChange, onCreated }: AddEndpointDialogProps) {
   const [url, setUrl] = useState('')
-  const create = useMutation({
-    mutationFn: webhooksApi.create,
-    onSuccess: (created) => {
-      setUrl('')
-      onCreated(created.secret)
-    },
-  })
+  const create = useCreateWebhook()
   const upgrade = isApiError(create.error, 402)
   return (
     <FormDialog
@@ -119,12 +122,19 @@ function AddEndpointDialog({ privateAllowed, open, onOpenChange, onCreated }: Ad
       formId="add-webhook"
       submitLabel="Add endpoint"
       pending={create.isPending}
-      onSubmit={() => create.mutate(url)}
+      onSubmit={() =>
+        create.mutate(url, {
+          onSuccess: (created) => {
+            setUrl('')
+            onCreated(created.secret)
+          },
+        })
+      }
     >
       <Field
         label="Endpoint URL"
         hint={`https://… reachable from the internet. ${addressRule(privateAllowed)}`}
-        error={create.error && !upgrade ? create.error.message : null}
+        error={upgrade ? null : fieldErrorText(create.error)}
         required
       >
         <Input type="url" inputMode="url" placeholder="https://example.com/signet-events" value={url} onChange={(e) => setUrl(e.target.value)} />
@@ -135,30 +145,29 @@ function AddEndpointDialog({ privateAllowed, open, onOpenChange, onCreated }: Ad
 }
 
 function Endpoint({ webhook, onSecret }: { webhook: Webhook; onSecret: (secret: string) => void }) {
-  const queryClient = useQueryClient()
   const toast = useToast()
   const [confirm, setConfirm] = useState<'rotate' | 'delete' | null>(null)
   const [showLog, setShowLog] = useState(false)
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['webhooks'] })
-  const toggle = useMutation({
-    mutationFn: (enabled: boolean) => webhooksApi.setEnabled(webhook.id, enabled),
-    onSuccess: refresh,
-  })
-  const test = useMutation({
-    mutationFn: () => webhooksApi.sendTest(webhook.id),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['deliveries', webhook.id] }),
-  })
+  const toggle = useSetWebhookEnabled()
+  const test = useSendTestEvent()
+  const rotate = useRotateWebhookSecret()
+  const remove = useDeleteWebhook()
   return (
     <Card
       level={2}
       title={<span className="font-mono text-sm break-all">{webhook.url}</span>}
       description={`Added ${formatDateTime(webhook.created_at)}`}
-      actions={webhook.enabled ? <Badge tone="success">enabled</Badge> : <Badge>disabled</Badge>}
+      actions={<WebhookEndpointStatusBadge status={webhook.enabled ? 'enabled' : 'disabled'} />}
     >
       <div className="flex flex-wrap items-center gap-3">
-        <Switch label="Deliver events" checked={webhook.enabled} disabled={toggle.isPending} onCheckedChange={(enabled) => toggle.mutate(enabled)} />
+        <Switch
+          label="Deliver events"
+          checked={webhook.enabled}
+          disabled={toggle.isPending}
+          onCheckedChange={(enabled) => toggle.mutate({ id: webhook.id, enabled })}
+        />
         <div className="flex flex-1 flex-wrap justify-end gap-2">
-          <Button size="sm" variant="secondary" loading={test.isPending} onClick={() => test.mutate()}>
+          <Button size="sm" variant="secondary" loading={test.isPending} onClick={() => test.mutate(webhook.id)}>
             Send test event
           </Button>
           <Button size="sm" variant="secondary" onClick={() => setShowLog((shown) => !shown)} aria-expanded={showLog}>
@@ -184,7 +193,7 @@ function Endpoint({ webhook, onSecret }: { webhook: Webhook; onSecret: (secret: 
         description="Deliveries are signed with the new secret from now on; update your receiver right away."
         confirmLabel="Rotate secret"
         onConfirm={async () => {
-          const rotated = await webhooksApi.rotateSecret(webhook.id)
+          const rotated = await rotate.mutateAsync(webhook.id)
           onSecret(rotated.secret)
         }}
       />
@@ -196,8 +205,7 @@ function Endpoint({ webhook, onSecret }: { webhook: Webhook; onSecret: (secret: 
         confirmLabel="Delete endpoint"
         destructive
         onConfirm={async () => {
-          await webhooksApi.remove(webhook.id)
-          await refresh()
+          await remove.mutateAsync(webhook.id)
           toast({ title: 'Endpoint deleted', tone: 'success' })
         }}
       />
@@ -227,11 +235,9 @@ function TestResult({ result }: { result: WebhookTestResult }) {
   )
 }
 
-const PAGE = 10
-
 function DeliveryLog({ webhookId }: { webhookId: string }) {
   const [offset, setOffset] = useState(0)
-  const deliveries = useQuery({ queryKey: ['deliveries', webhookId, offset], queryFn: () => webhooksApi.deliveries(webhookId, offset, PAGE) })
+  const deliveries = useQuery(deliveriesQuery(webhookId, offset))
   return (
     <section className="mt-4" aria-label="Delivery log">
       <h3 className="mb-2 text-sm font-semibold">Delivery log</h3>
@@ -259,7 +265,7 @@ function DeliveryLog({ webhookId }: { webhookId: string }) {
                   ))}
                 </TBody>
               </Table>
-              <Pagination offset={offset} limit={PAGE} total={page.total} onChange={setOffset} />
+              <Pagination offset={offset} limit={DELIVERY_PAGE_SIZE} total={page.total} onChange={setOffset} />
             </>
           )
         }
@@ -269,12 +275,8 @@ function DeliveryLog({ webhookId }: { webhookId: string }) {
 }
 
 function DeliveryRow({ webhookId, delivery }: { webhookId: string; delivery: Delivery }) {
-  const queryClient = useQueryClient()
   const [open, setOpen] = useState(false)
-  const redeliver = useMutation({
-    mutationFn: () => webhooksApi.redeliver(webhookId, delivery.id),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['deliveries', webhookId] }),
-  })
+  const redeliver = useRedeliver()
   return (
     <>
       <Tr>
@@ -283,7 +285,7 @@ function DeliveryRow({ webhookId, delivery }: { webhookId: string; delivery: Del
           <span className="block text-xs text-muted sm:hidden">{formatDateTime(delivery.created_at)}</span>
         </Td>
         <Td>
-          <StatusBadge status={delivery.status} />
+          <WebhookDeliveryStatusBadge status={delivery.status} />
         </Td>
         <Td className="hidden sm:table-cell">{delivery.response_code ?? '—'}</Td>
         <Td className="hidden whitespace-nowrap md:table-cell">{delivery.latency_ms === null ? '—' : `${delivery.latency_ms} ms`}</Td>
@@ -294,7 +296,13 @@ function DeliveryRow({ webhookId, delivery }: { webhookId: string; delivery: Del
             <Button size="sm" variant="ghost" aria-expanded={open} onClick={() => setOpen((shown) => !shown)}>
               {open ? 'Hide' : 'Details'}
             </Button>
-            <Button size="sm" variant="secondary" loading={redeliver.isPending} disabled={delivery.status === 'pending'} onClick={() => redeliver.mutate()}>
+            <Button
+              size="sm"
+              variant="secondary"
+              loading={redeliver.isPending}
+              disabled={delivery.status === 'pending'}
+              onClick={() => redeliver.mutate({ webhookId, deliveryId: delivery.id })}
+            >
               Redeliver
             </Button>
           </span>

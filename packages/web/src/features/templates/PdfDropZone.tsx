@@ -5,8 +5,8 @@ import { cn } from '../../lib/cn.ts'
 const isPdf = (file: File) => file.type === 'application/pdf' || /\.pdf$/i.test(file.name)
 
 /**
- * Drag and drop for a PDF anywhere over `children` (the page), or a keyboard-reachable file
- * button in the zone: both hand over one PDF; anything else is refused with a reason.
+ * Drag and drop for a PDF anywhere over the element given `handlers` (the page), or the file
+ * button (PdfChooser): both hand over one PDF; anything else is refused with a reason.
  */
 export function usePdfDrop(onFile: (file: File) => void) {
   const [dragging, setDragging] = useState(false)
@@ -39,36 +39,33 @@ export function usePdfDrop(onFile: (file: File) => void) {
   return { dragging, refusal, take, handlers }
 }
 
-export function PdfDropZone({
-  dragging,
-  chosen,
-  refusal,
-  onChoose,
-  children,
-}: {
-  dragging: boolean
-  chosen: File | null
-  refusal: string | null
-  onChoose: (file: File | undefined) => void
-  children?: ReactNode
-}) {
+/** The page's file button (its primary action until a PDF is chosen), reachable by keyboard. */
+export function PdfChooser({ chosen, onChoose }: { chosen: File | null; onChoose: (file: File | undefined) => void }) {
+  return (
+    <label className={buttonClass(chosen ? 'secondary' : 'primary', 'md', 'cursor-pointer has-[:focus-visible]:ring-2 has-[:focus-visible]:ring-brand-600')}>
+      {chosen ? 'Choose another PDF' : 'Upload a PDF'}
+      <input
+        type="file"
+        accept="application/pdf,.pdf"
+        aria-label="PDF file"
+        className="sr-only"
+        onChange={(event) => {
+          onChoose(event.target.files?.[0])
+          event.target.value = ''
+        }}
+      />
+    </label>
+  )
+}
+
+/** Where a PDF dragged over the page is dropped; then the chosen file's name, a refusal's reason, and `children` (the upload form). */
+export function PdfDropZone({ dragging, chosen, refusal, children }: { dragging: boolean; chosen: File | null; refusal: string | null; children?: ReactNode }) {
   return (
     <div className={cn('rounded-lg border-2 border-dashed border-line bg-white p-4 sm:p-6', dragging && 'border-brand-600 bg-brand-50')}>
       <div className="flex flex-col items-center gap-2 text-center">
-        <p className="text-sm font-medium">{dragging ? 'Drop the PDF to upload it' : chosen ? chosen.name : 'Drag a PDF here, or'}</p>
-        <label className={buttonClass('secondary', 'md', 'cursor-pointer has-[:focus-visible]:ring-2 has-[:focus-visible]:ring-brand-600')}>
-          {chosen ? 'Choose another PDF' : 'Choose a PDF'}
-          <input
-            type="file"
-            accept="application/pdf,.pdf"
-            aria-label="PDF file"
-            className="sr-only"
-            onChange={(event) => {
-              onChoose(event.target.files?.[0])
-              event.target.value = ''
-            }}
-          />
-        </label>
+        <p className="text-sm font-medium">
+          {dragging ? 'Drop the PDF to upload it' : chosen ? chosen.name : 'Drag a PDF here, or choose one with “Upload a PDF”.'}
+        </p>
         {refusal && (
           <p role="alert" className="text-sm text-red-700">
             {refusal}

@@ -1,25 +1,18 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { getRouteApi, Link, useBlocker } from '@tanstack/react-router'
-import { useState } from 'react'
 import { Button, ConfirmDialog, ErrorMessage, Loading, PageHeader, QueryView, useToast } from '../../components/index.ts'
 import { fieldsForSave, hasUnsavedChanges, type EditorAction, type EditorState } from './editor/editor-state.ts'
-import { openPdf } from './editor/pdf-document.ts'
 import { TemplateEditor } from './editor/TemplateEditor.tsx'
-import { getTemplate, getTemplatePdf, saveTemplateFields, templateQueryKey, type TemplateDetail } from './templates-api.ts'
+import { templatePdfQuery, templateQuery, useSaveTemplateFields, type TemplateDetail } from './queries.ts'
 
 const route = getRouteApi('/signed-in/templates/$id')
 
 /** /app/templates/$id: the field editor. */
 export default function TemplateEditorPage() {
   const { id } = route.useParams()
-  const template = useQuery({ queryKey: templateQueryKey(id), queryFn: () => getTemplate(id) })
-  // The PDF is opened once per visit; pdf.js (and its worker) load here, not with the dashboard.
-  const pdf = useQuery({
-    queryKey: [...templateQueryKey(id), 'pdf'],
-    queryFn: async () => openPdf(await getTemplatePdf(id)),
-    staleTime: Infinity,
-    gcTime: 0,
-  })
+  const template = useQuery(templateQuery(id))
+  // pdf.js (and its worker) load here, not with the dashboard.
+  const pdf = useQuery(templatePdfQuery(id))
 
   return (
     <>
@@ -51,27 +44,25 @@ export default function TemplateEditorPage() {
 
 /** Save, its error, and the warning before leaving with unsaved changes. */
 function SaveBar({ template, state, dispatch }: { template: TemplateDetail; state: EditorState; dispatch: (action: EditorAction) => void }) {
-  const queryClient = useQueryClient()
   const toast = useToast()
-  const [error, setError] = useState<unknown>(null)
   const dirty = hasUnsavedChanges(state)
-  const save = useMutation({
-    mutationFn: () => saveTemplateFields(template.id, fieldsForSave(state.fields)),
-    onMutate: () => setError(null),
-    onSuccess: (saved) => {
-      dispatch({ type: 'saved' })
-      queryClient.setQueryData(templateQueryKey(template.id), saved)
-      void queryClient.invalidateQueries({ queryKey: ['templates'], exact: true })
-      toast({ title: 'Fields saved', tone: 'success' })
-    },
-    onError: setError,
-  })
+  const save = useSaveTemplateFields()
+  const saveFields = () =>
+    save.mutate(
+      { id: template.id, fields: fieldsForSave(state.fields) },
+      {
+        onSuccess: () => {
+          dispatch({ type: 'saved' })
+          toast({ title: 'Fields saved', tone: 'success' })
+        },
+      },
+    )
   const blocker = useBlocker({ shouldBlockFn: () => hasUnsavedChanges(state), enableBeforeUnload: () => hasUnsavedChanges(state), withResolver: true })
 
   return (
     <div className="flex flex-col gap-2">
       <div className="flex flex-wrap items-center gap-2">
-        <Button onClick={() => save.mutate()} loading={save.isPending} disabled={!dirty || state.fields.length === 0}>
+        <Button onClick={saveFields} loading={save.isPending} disabled={!dirty || state.fields.length === 0}>
           Save fields
         </Button>
         <Button variant="ghost" size="sm" onClick={() => dispatch({ type: 'undo' })} disabled={state.past.length === 0}>
@@ -85,7 +76,7 @@ function SaveBar({ template, state, dispatch }: { template: TemplateDetail; stat
         {dirty ? 'Unsaved changes.' : 'All changes saved.'}
         {state.fields.length === 0 && ' A template needs at least one field.'}
       </p>
-      {error !== null && <ErrorMessage title="The fields were not saved" error={error} />}
+      {save.error && <ErrorMessage title="The fields were not saved" error={save.error} />}
       <ConfirmDialog
         open={blocker.status === 'blocked'}
         onOpenChange={(open) => {

@@ -1,11 +1,13 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
 import { useState, type FormEvent } from 'react'
+import { ApiError } from '../../api/client.ts'
 import { Badge, Button, ConfirmDialog, EmptyState, Field, FormDialog, Input, PageHeader, QueryView, useToast } from '../../components/index.ts'
 import { formatDateTime } from '../../lib/format.ts'
+import { fieldErrorText } from '../../lib/people-text.ts'
 import { PlanAwareError } from '../send/PlanAwareError.tsx'
-import { PdfDropZone, usePdfDrop } from './PdfDropZone.tsx'
-import { deleteTemplate, duplicateTemplate, renameTemplate, templatesQuery, uploadTemplate, type TemplateSummary } from './templates-api.ts'
+import { PdfChooser, PdfDropZone, usePdfDrop } from './PdfDropZone.tsx'
+import { templatesQuery, useDeleteTemplate, useDuplicateTemplate, useRenameTemplate, useUploadTemplate, type TemplateSummary } from './queries.ts'
 
 const partiesText = (roles: number[]) => (roles.length === 1 ? '1 signer' : `${roles.length} signers`)
 
@@ -16,21 +18,18 @@ export function TemplatesPage() {
   const drop = usePdfDrop(setFile)
   const [renaming, setRenaming] = useState<TemplateSummary | null>(null)
   const [deleting, setDeleting] = useState<TemplateSummary | null>(null)
-  const queryClient = useQueryClient()
   const toast = useToast()
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['templates'] })
-  const duplicate = useMutation({
-    mutationFn: duplicateTemplate,
-    onSuccess: (copy) => {
-      void refresh()
-      toast({ title: `Duplicated as “${copy.name}”`, tone: 'success' })
-    },
-  })
+  const duplicate = useDuplicateTemplate()
+  const remove = useDeleteTemplate()
 
   return (
     <div {...drop.handlers}>
-      <PageHeader title="Templates" description="A template is a PDF with the fields each signer fills in. Upload a PDF, then place its fields." />
-      <PdfDropZone dragging={drop.dragging} chosen={file} refusal={drop.refusal} onChoose={drop.take}>
+      <PageHeader
+        title="Templates"
+        description="A template is a PDF with the fields each signer fills in. Upload a PDF, then place its fields."
+        actions={<PdfChooser chosen={file} onChoose={drop.take} />}
+      />
+      <PdfDropZone dragging={drop.dragging} chosen={file} refusal={drop.refusal}>
         {file && <UploadTemplate key={`${file.name}-${file.lastModified}`} file={file} />}
       </PdfDropZone>
       {duplicate.error && <PlanAwareError error={duplicate.error} title="The template was not duplicated" />}
@@ -47,7 +46,9 @@ export function TemplatesPage() {
                     template={template}
                     duplicating={duplicate.isPending && duplicate.variables === template.id}
                     onRename={() => setRenaming(template)}
-                    onDuplicate={() => duplicate.mutate(template.id)}
+                    onDuplicate={() =>
+                      duplicate.mutate(template.id, { onSuccess: (copy) => toast({ title: `Duplicated as “${copy.name}”`, tone: 'success' }) })
+                    }
                     onDelete={() => setDeleting(template)}
                   />
                 ))}
@@ -56,7 +57,7 @@ export function TemplatesPage() {
           }
         </QueryView>
       </div>
-      {renaming && <RenameDialog template={renaming} onClose={() => setRenaming(null)} onRenamed={() => void refresh()} />}
+      {renaming && <RenameDialog template={renaming} onClose={() => setRenaming(null)} />}
       <ConfirmDialog
         open={deleting !== null}
         onOpenChange={(open) => !open && setDeleting(null)}
@@ -66,8 +67,7 @@ export function TemplatesPage() {
         destructive
         onConfirm={async () => {
           if (!deleting) return
-          await deleteTemplate(deleting.id)
-          await refresh()
+          await remove.mutateAsync(deleting.id)
           toast({ title: 'Template deleted', tone: 'success' })
         }}
       />
@@ -104,7 +104,7 @@ function TemplateRow({ template, duplicating, onRename, onDuplicate, onDelete }:
         </p>
       </div>
       <div className="flex flex-wrap gap-1 sm:shrink-0 sm:justify-end">
-        <Button asChild size="sm" variant={noFields ? 'primary' : 'secondary'}>
+        <Button asChild size="sm" variant="secondary">
           <Link to="/templates/$id" params={{ id: template.id }} aria-label={`Edit the fields of ${template.name}`}>
             Edit fields
           </Link>
@@ -114,7 +114,7 @@ function TemplateRow({ template, duplicating, onRename, onDuplicate, onDelete }:
             Send
           </Button>
         ) : (
-          <Button asChild size="sm" variant="primary">
+          <Button asChild size="sm" variant="secondary">
             <Link to="/send" search={{ template: template.id }} aria-label={`Send ${template.name}`}>
               Send
             </Link>
@@ -138,42 +138,34 @@ function TemplateRow({ template, duplicating, onRename, onDuplicate, onDelete }:
 function UploadTemplate({ file }: { file: File }) {
   const [name, setName] = useState(file.name.replace(/\.pdf$/i, ''))
   const navigate = useNavigate()
-  const queryClient = useQueryClient()
-  const upload = useMutation({
-    mutationFn: ({ name, file }: { name: string; file: File }) => uploadTemplate(name, file),
-    onSuccess: (template) => {
-      void queryClient.invalidateQueries({ queryKey: ['templates'] })
-      void navigate({ to: '/templates/$id', params: { id: template.id } })
-    },
-  })
+  const upload = useUploadTemplate()
+  // A refusal of the name goes under it; any other (not a PDF, too large, the plan's limit) below the form.
+  const nameRefused = upload.error instanceof ApiError && upload.error.field === '/name'
   const submit = (event: FormEvent) => {
     event.preventDefault()
-    upload.mutate({ name: name.trim() || file.name.replace(/\.pdf$/i, ''), file })
+    upload.mutate(
+      { name: name.trim() || file.name.replace(/\.pdf$/i, ''), file },
+      { onSuccess: (template) => void navigate({ to: '/templates/$id', params: { id: template.id } }) },
+    )
   }
   return (
     <form onSubmit={submit} className="mx-auto mt-4 max-w-xl" aria-label="Upload a template">
       <div className="grid gap-3 sm:grid-cols-[1fr_auto] sm:items-end">
-        <Field label="Template name">
+        <Field label="Template name" error={nameRefused ? fieldErrorText(upload.error) : null}>
           <Input value={name} maxLength={200} onChange={(event) => setName(event.target.value)} placeholder="e.g. Consulting agreement" />
         </Field>
         <Button type="submit" loading={upload.isPending}>
           Upload
         </Button>
       </div>
-      {upload.error && <PlanAwareError error={upload.error} title="The PDF was not uploaded" />}
+      {upload.error && !nameRefused && <PlanAwareError error={upload.error} title="The PDF was not uploaded" />}
     </form>
   )
 }
 
-function RenameDialog({ template, onClose, onRenamed }: { template: TemplateSummary; onClose: () => void; onRenamed: () => void }) {
+function RenameDialog({ template, onClose }: { template: TemplateSummary; onClose: () => void }) {
   const [name, setName] = useState(template.name)
-  const rename = useMutation({
-    mutationFn: () => renameTemplate(template.id, name.trim()),
-    onSuccess: () => {
-      onRenamed()
-      onClose()
-    },
-  })
+  const rename = useRenameTemplate()
   return (
     <FormDialog
       open
@@ -183,9 +175,9 @@ function RenameDialog({ template, onClose, onRenamed }: { template: TemplateSumm
       submitLabel="Rename"
       pending={rename.isPending}
       submitDisabled={name.trim() === ''}
-      onSubmit={() => rename.mutate()}
+      onSubmit={() => rename.mutate({ id: template.id, name: name.trim() }, { onSuccess: onClose })}
     >
-      <Field label="Name" error={rename.error ? rename.error.message : null}>
+      <Field label="Name" error={fieldErrorText(rename.error)}>
         <Input value={name} maxLength={200} onChange={(event) => setName(event.target.value)} />
       </Field>
     </FormDialog>

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import type { ReactNode } from 'react'
 import { Button, EmptyState, QueryView } from '../../components/index.ts'
-import { templatesQuery, type TemplateSummary } from './templates-api.ts'
+import { templatesQuery, type TemplateSummary } from './queries.ts'
 
 export interface WithTemplatesProps {
   /** Keeps only the templates that fit (e.g. one signer); all of them when absent. */
