@@ -58,14 +58,27 @@ describe('sign-up → real mail → verify → log in', () => {
     await expectError(await session('/api/v1/me'), 401, 'Your session has ended. Sign in again.')
   })
 
-  it('refuses short, long and common passwords with a readable message, and a missing workspace name', async () => {
+  it('refuses short, long and common passwords, a blank name and a missing workspace name with a readable message at that field', async () => {
     const post = (json: unknown) => anonymous()('/api/v1/auth/signup', { method: 'POST', json })
     const base = { email: uniqueUserEmail(), name: 'A', workspace_name: 'W' }
-    await expectError(await post({ ...base, password: 'short' }), 400, 'Choose a password of at least 8 characters.')
-    await expectError(await post({ ...base, password: 'x'.repeat(129) }), 400, 'Choose a password of at most 128 characters.')
-    await expectError(await post({ ...base, password: 'Password123' }), 400, /one of the most common ones/)
-    await expectError(await post({ ...base, password: 'Qwerty2024' }), 400, /one of the most common ones/)
-    await expectError(await post({ email: uniqueUserEmail(), name: 'A', password: TEST_PASSWORD }), 400, /Name your workspace/)
+    const common = 'This password is one of the most common ones, which attackers try first. Choose another.'
+    const refusals: [Record<string, string>, string, string][] = [
+      [{ ...base, password: 'short' }, 'Choose a password of at least 8 characters.', '/password'],
+      [{ ...base, password: 'x'.repeat(129) }, 'Choose a password of at most 128 characters.', '/password'],
+      [{ ...base, password: 'Password123' }, common, '/password'],
+      [{ ...base, password: 'Qwerty2024' }, common, '/password'],
+      [{ ...base, password: base.email.toUpperCase() }, 'Choose a password other than your e-mail address.', '/password'],
+      [{ ...base, name: '   ', password: TEST_PASSWORD }, 'Your name cannot be blank.', '/name'],
+      [
+        { email: uniqueUserEmail(), name: 'A', password: TEST_PASSWORD },
+        'Name your workspace (workspace_name): your team sees it on documents and in mails.',
+        '/workspace_name',
+      ],
+    ]
+    for (const [json, error, field] of refusals) {
+      const refused = await post(json)
+      expect({ status: refused.status, body: await bodyOf(refused) }).toEqual({ status: 400, body: { error, code: 'invalid_request', field } })
+    }
     // No composition rules: a long passphrase of lower-case words is fine.
     expect((await post({ ...base, password: 'purple monkey dishwasher' })).status).toBe(202)
   })
@@ -74,6 +87,11 @@ describe('sign-up → real mail → verify → log in', () => {
     const ada = await signUpAndSignIn(server.url, server.mail, { name: 'Ada' })
     const renamed = await ada.fetch('/api/v1/me', { method: 'PATCH', json: { name: 'Ada King' } })
     expect((await bodyOf(renamed)).user).toMatchObject({ name: 'Ada King' })
+    const blank = await ada.fetch('/api/v1/me', { method: 'PATCH', json: { name: '  ' } })
+    expect({ status: blank.status, body: await bodyOf(blank) }).toEqual({
+      status: 400,
+      body: { error: 'Your name cannot be blank.', code: 'invalid_request', field: '/name' },
+    })
 
     const second = await anonymous()('/api/v1/auth/login', {
       method: 'POST',
@@ -90,6 +108,11 @@ describe('sign-up → real mail → verify → log in', () => {
     await expectError(await sessionFetch(server.url, secondCookie)('/api/v1/me'), 401)
     await expectError(await ada.fetch(`/api/v1/me/sessions/${phone?.id}`, { method: 'DELETE' }), 404, 'No such session of yours.')
 
+    const unnamed = await ada.fetch('/api/v1/workspaces', { method: 'POST', json: { name: ' ' } })
+    expect({ status: unnamed.status, body: await bodyOf(unnamed) }).toEqual({
+      status: 400,
+      body: { error: 'The workspace name cannot be blank.', code: 'invalid_request', field: '/name' },
+    })
     const created = await ada.fetch('/api/v1/workspaces', { method: 'POST', json: { name: 'Second' } })
     expect(created.status).toBe(201)
     const me = await bodyOf<{ workspace: { id: string; name: string; role: string }; workspaces: { id: string }[] }>(created)

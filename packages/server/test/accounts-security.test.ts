@@ -49,9 +49,12 @@ describe('no user enumeration', () => {
     expect(notice?.subject).toBe('You already have a Signet account')
     expect((await logIn(known.email, known.password)).status).toBe(200)
 
+    // The same answer, naming neither value (no field): it must not tell which of the two was wrong.
+    const refused = { status: 401, body: { error: 'Wrong e-mail or password.', code: 'unauthenticated' } }
     const wrong = await logIn(known.email, 'not the password at all')
+    expect({ status: wrong.status, body: await bodyOf(wrong) }).toEqual(refused)
     const missing = await logIn(uniqueUserEmail('nobody'), 'not the password at all')
-    expect(await expectError(wrong, 401)).toBe(await expectError(missing, 401, 'Wrong e-mail or password.'))
+    expect({ status: missing.status, body: await bodyOf(missing) }).toEqual(refused)
 
     const forgot = (email: string) => post('/api/v1/auth/forgot-password', { email })
     const [knownForgot, unknownForgot] = [await forgot(known.email), await forgot(unknown.replace('nobody', 'ghost'))]
@@ -167,7 +170,11 @@ describe('sessions', () => {
     const otherCookie = sessionCookieOf(other) ?? ''
     expect((await post('/api/v1/auth/forgot-password', { email: user.email })).status).toBe(202)
     const token = await linkTokenFromMail(server.mail, user.email, 'reset-password', 2)
-    await expectError(await post('/api/v1/auth/reset-password', { token, password: 'password1' }), 400, /most common/)
+    const common = await post('/api/v1/auth/reset-password', { token, password: 'password1' })
+    expect({ status: common.status, body: await bodyOf(common) }).toEqual({
+      status: 400,
+      body: { error: 'This password is one of the most common ones, which attackers try first. Choose another.', code: 'invalid_request', field: '/password' },
+    })
     const reset = await post('/api/v1/auth/reset-password', { token, password: 'a brand new passphrase' })
     expect(reset.status).toBe(200)
     const fresh = sessionCookieOf(reset) ?? ''
@@ -189,12 +196,18 @@ describe('sessions', () => {
     const user = await createSignedInUser(server)
     const other = sessionFetch(server.url, sessionCookieOf(await logIn(user.email, user.password)) ?? '')
     expect((await other('/api/v1/me')).status).toBe(200)
-    await expectError(
-      await user.fetch('/api/v1/me/password', { method: 'POST', json: { current_password: 'nope nope nope', new_password: 'fresh passphrase 1' } }),
-      400,
-      'Your current password is not right.',
-    )
-    const changed = await user.fetch('/api/v1/me/password', { method: 'POST', json: { current_password: user.password, new_password: 'fresh passphrase 1' } })
+    const change = (json: { current_password: string; new_password: string }) => user.fetch('/api/v1/me/password', { method: 'POST', json })
+    const wrongCurrent = await change({ current_password: 'nope nope nope', new_password: 'fresh passphrase 1' })
+    expect({ status: wrongCurrent.status, body: await bodyOf(wrongCurrent) }).toEqual({
+      status: 400,
+      body: { error: 'Your current password is not right.', code: 'invalid_request', field: '/current_password' },
+    })
+    const tooShort = await change({ current_password: user.password, new_password: 'short' })
+    expect({ status: tooShort.status, body: await bodyOf(tooShort) }).toEqual({
+      status: 400,
+      body: { error: 'Choose a password of at least 8 characters.', code: 'invalid_request', field: '/new_password' },
+    })
+    const changed = await change({ current_password: user.password, new_password: 'fresh passphrase 1' })
     expect(changed.status).toBe(204)
     expect((await user.fetch('/api/v1/me')).status).toBe(200)
     await expectError(await other('/api/v1/me'), 401)

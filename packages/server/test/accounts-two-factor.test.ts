@@ -40,8 +40,16 @@ describe('authenticator app (TOTP)', () => {
     expect(body.qr_svg).toMatch(/^<svg[\s\S]*<\/svg>\s*$/)
 
     const confirm = (code: string, password: string) => user.fetch('/api/v1/me/two-factor/totp/confirm', { method: 'POST', json: { code, password } })
-    await expectError(await confirm(totpCode(body.secret, time.clock), 'not my password'), 400, 'Your password is not right.')
-    await expectError(await confirm('000000', user.password), 400, /That code is not right/)
+    const wrongPassword = await confirm(totpCode(body.secret, time.clock), 'not my password')
+    expect({ status: wrongPassword.status, body: await bodyOf(wrongPassword) }).toEqual({
+      status: 400,
+      body: { error: 'Your password is not right.', code: 'invalid_request', field: '/password' },
+    })
+    const wrongCode = await confirm('000000', user.password)
+    expect({ status: wrongCode.status, body: await bodyOf(wrongCode) }).toEqual({
+      status: 400,
+      body: { error: 'That code is not right. Enter the 6-digit code your authenticator app shows now.', code: 'invalid_request', field: '/code' },
+    })
     const confirmed = await confirm(totpCode(body.secret, time.clock), user.password)
     expect(confirmed.status).toBe(200)
     const { recovery_codes } = await bodyOf<{ recovery_codes: string[] }>(confirmed)
@@ -178,15 +186,27 @@ describe('passkeys', () => {
     const user = await createSignedInUser(server)
     const authenticator = new SoftAuthenticator(server.config.publicUrl)
     // The password comes first, before the browser makes anything.
-    await expectError(
-      await user.fetch('/api/v1/me/passkeys/options', { method: 'POST', json: { password: 'wrong password' } }),
-      400,
-      'Your password is not right.',
-    )
+    const wrongPassword = await user.fetch('/api/v1/me/passkeys/options', { method: 'POST', json: { password: 'wrong password' } })
+    expect({ status: wrongPassword.status, body: await bodyOf(wrongPassword) }).toEqual({
+      status: 400,
+      body: { error: 'Your password is not right.', code: 'invalid_request', field: '/password' },
+    })
     const options = await bodyOf<{ options: Record<string, unknown> }>(
       await user.fetch('/api/v1/me/passkeys/options', { method: 'POST', json: { password: user.password } }),
     )
     expect(options.options).toMatchObject({ rp: { id: new URL(server.config.publicUrl).hostname, name: 'Signet' }, user: { name: user.email } })
+    // A blank name, and a passkey made for another challenge, are refused at their field (the options stay usable).
+    const add = (name: string, response: unknown) => user.fetch('/api/v1/me/passkeys', { method: 'POST', json: { name, response } })
+    const unnamed = await add('  ', authenticator.register(options.options))
+    expect({ status: unnamed.status, body: await bodyOf(unnamed) }).toEqual({
+      status: 400,
+      body: { error: 'Name the passkey, e.g. the device it is on.', code: 'invalid_request', field: '/name' },
+    })
+    const otherChallenge = await add('Laptop', authenticator.register({ ...options.options, challenge: 'bm90LXRoZS1jaGFsbGVuZ2U' }))
+    expect({ status: otherChallenge.status, body: await bodyOf(otherChallenge) }).toEqual({
+      status: 400,
+      body: { error: expect.stringMatching(/^The passkey could not be checked: .+\. Try again\.$/) as unknown, code: 'invalid_request', field: '/response' },
+    })
     // A passkey made for other options (another session's, or none) is refused.
     const stranger = await createSignedInUser(server)
     await expectError(
@@ -259,7 +279,11 @@ describe('passkeys', () => {
     const authenticator = new SoftAuthenticator(server.config.publicUrl)
     const { passkey } = await bodyOf<{ passkey: { id: string } }>(await addSoftPasskey(user.fetch, user.password, authenticator))
     const remove = (password: string) => user.fetch(`/api/v1/me/passkeys/${passkey.id}/remove`, { method: 'POST', json: { password } })
-    await expectError(await remove('wrong password'), 400)
+    const wrongPassword = await remove('wrong password')
+    expect({ status: wrongPassword.status, body: await bodyOf(wrongPassword) }).toEqual({
+      status: 400,
+      body: { error: 'Your password is not right.', code: 'invalid_request', field: '/password' },
+    })
     expect((await remove(user.password)).status).toBe(204)
     expect(await bodyOf(await user.fetch('/api/v1/me/two-factor'))).toMatchObject({ enabled: false, passkeys: [], recovery_codes_left: 0 })
     expect((await anonymousBrowser(server.url).logIn(user.email, user.password)).status).toBe(200)

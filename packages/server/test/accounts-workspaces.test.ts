@@ -154,11 +154,11 @@ describe('invitations', () => {
     const pending = await bodyOf<{ invitations: { email: string }[] }>(await owner.fetch('/api/v1/members'))
     expect(pending.invitations.map((i) => i.email)).toContain(email)
 
-    await expectError(
-      await post('/api/v1/auth/signup', { email: uniqueUserEmail(), password: TEST_PASSWORD, name: 'Wrong', invitation_token: token }),
-      400,
-      /sent to another address/,
-    )
+    const otherAddress = await post('/api/v1/auth/signup', { email: uniqueUserEmail(), password: TEST_PASSWORD, name: 'Wrong', invitation_token: token })
+    expect({ status: otherAddress.status, body: await bodyOf(otherAddress) }).toEqual({
+      status: 400,
+      body: { error: 'This invitation was sent to another address: sign up with the address it was sent to.', code: 'invalid_request', field: '/email' },
+    })
     expect((await post('/api/v1/auth/signup', { email, password: TEST_PASSWORD, name: 'Nina Newcomer', invitation_token: token })).status).toBe(202)
     await server.mail.waitFor(email, 2)
     const login = await post('/api/v1/auth/login', { email, password: TEST_PASSWORD })
@@ -184,7 +184,11 @@ describe('invitations', () => {
     expect(me.workspace).toMatchObject({ id: acme.orgId, role: 'member' })
     expect(me.workspaces).toHaveLength(2)
     await expectError(await guest.fetch(`/api/v1/invitations/${token}/accept`, { method: 'POST' }), 410)
-    await expectError(await owner.fetch('/api/v1/members/invitations', { method: 'POST', json: { email: guest.email, role: 'member' } }), 409)
+    const member = await owner.fetch('/api/v1/members/invitations', { method: 'POST', json: { email: guest.email, role: 'member' } })
+    expect({ status: member.status, body: await bodyOf(member) }).toEqual({
+      status: 409,
+      body: { error: `${guest.email} is already a member of this workspace.`, code: 'conflict', field: '/email' },
+    })
 
     const later = uniqueUserEmail('later')
     const { id } = await bodyOf<{ id: string }>(await owner.fetch('/api/v1/members/invitations', { method: 'POST', json: { email: later, role: 'member' } }))
@@ -205,6 +209,25 @@ describe('the operator setup link', () => {
     const newer = new URL((await issueOperatorSetupLink(server.services)) ?? '').searchParams.get('token') ?? ''
     const body = { email: uniqueUserEmail('operator'), password: TEST_PASSWORD, name: 'Otto Operator', workspace_name: 'Operations' }
     await expectError(await post('/api/v1/auth/setup', { ...body, token }), 410)
+    // Refusals at their field leave the link working.
+    const taken = await createSignedInUser(server)
+    const refusals: [Record<string, string>, number, { error: string; code: string; field: string }][] = [
+      [{ name: ' ' }, 400, { error: 'Your name cannot be blank.', code: 'invalid_request', field: '/name' }],
+      [{ workspace_name: ' ' }, 400, { error: 'The workspace name cannot be blank.', code: 'invalid_request', field: '/workspace_name' }],
+      [
+        { email: taken.email },
+        409,
+        {
+          error: `${taken.email} already has an account: sign in, and make it the operator with \`npm run -s admin -- user promote --email ${taken.email}\`.`,
+          code: 'conflict',
+          field: '/email',
+        },
+      ],
+    ]
+    for (const [change, status, refused] of refusals) {
+      const answer = await post('/api/v1/auth/setup', { ...body, ...change, token: newer })
+      expect({ status: answer.status, body: await bodyOf(answer) }).toEqual({ status, body: refused })
+    }
     const setup = await post('/api/v1/auth/setup', { ...body, token: newer })
     expect(setup.status).toBe(200)
     expect(await bodyOf(setup)).toMatchObject({ user: { is_operator: true, email_verified: true }, workspace: { name: 'Operations', role: 'owner' } })

@@ -3,7 +3,9 @@ import { RouterProvider } from '@tanstack/react-router'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { isApiError } from './api/client.ts'
+import { meQuery } from './auth/session.ts'
 import { ToastProvider } from './components/Toast.tsx'
+import { securityKeys } from './features/security/queries.ts'
 import { createAppRouter } from './router.tsx'
 import './styles.css'
 
@@ -13,12 +15,12 @@ import './styles.css'
 // its gate instead of a page of refusals.
 const onRefused = (error: unknown) => {
   if (isApiError(error, 403)) {
-    void queryClient.invalidateQueries({ queryKey: ['me'] })
-    void queryClient.invalidateQueries({ queryKey: ['two-factor'] })
+    void queryClient.invalidateQueries({ queryKey: meQuery.queryKey })
+    void queryClient.invalidateQueries({ queryKey: securityKeys.twoFactor })
     return
   }
   if (!isApiError(error, 401)) return
-  queryClient.setQueryData(['me'], null)
+  queryClient.setQueryData(meQuery.queryKey, null)
   void router.invalidate()
 }
 

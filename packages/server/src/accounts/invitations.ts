@@ -63,7 +63,7 @@ export async function inviteMember(services: AccountServices, actor: Actor, inpu
       .from(memberships)
       .innerJoin(users, eq(users.id, memberships.userId))
       .where(and(eq(memberships.orgId, actor.orgId), eq(users.email, email)))
-    if (member) throw new AppError('conflict', `${email} is already a member of this workspace.`)
+    if (member) throw new AppError('conflict', `${email} is already a member of this workspace.`, {}, {}, '/email')
     await limitInvitations(tx, actor.orgId, email)
     const { token, row } = await issueAccountToken(tx, 'invitation', { email, orgId: actor.orgId, role: input.role, createdByUserId: inviter.id }, now)
     const mail = workspaceInvitationMail({

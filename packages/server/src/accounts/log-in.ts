@@ -25,6 +25,7 @@ const WRONG_CREDENTIALS = 'Wrong e-mail or password.'
  */
 export async function logIn(services: AccountServices, input: { email: string; password: string }, client: Client): Promise<SignInOutcome> {
   const user = await checkPasswordAttempt(services, { email: normalizeEmail(input.email) }, input.password, client)
+  // No field: an unknown address and a wrong password must answer alike, so the refusal names neither value.
   if (!user) throw new AppError('unauthenticated', WRONG_CREDENTIALS)
   if (user.disabledAt) throw new AppError('forbidden', 'This account is disabled. Ask the operator of this Signet instance.')
   if (!user.emailVerifiedAt) {
@@ -121,9 +122,9 @@ export async function changePassword(
   input: { current_password: string; new_password: string },
   client: Client,
 ): Promise<void> {
-  checkNewPassword(input.new_password, session.email)
+  checkNewPassword(input.new_password, session.email, '/new_password')
   const user = await checkPasswordAttempt(services, { userId: session.userId }, input.current_password, client)
-  if (!user) throw invalid('Your current password is not right.')
+  if (!user) throw invalid('Your current password is not right.', { field: '/current_password' })
   const passwordHash = await hashPassword(input.new_password)
   const now = services.clock.now()
   await services.db.transaction(async (tx) => {

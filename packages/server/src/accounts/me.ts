@@ -30,19 +30,22 @@ export async function presentMe(db: Db, userId: string, selectedOrgId: string | 
 
 export const meOf = (db: Db, session: SignedInSession): Promise<Me> => presentMe(db, session.userId, session.workspace?.orgId ?? null)
 
-/** A person's or a workspace's name as stored: trimmed, not blank, showing all it holds (the CLI's too, which no schema checks). */
-export const cleanName = (name: string, what: string): string => {
+/**
+ * A person's or a workspace's name as stored: trimmed, not blank, showing all it holds (the CLI's
+ * too, which no schema checks). `field` is where the request carries the name, when one does.
+ */
+export const cleanName = (name: string, what: string, field?: string): string => {
   const trimmed = name.trim()
-  if (trimmed.length === 0) throw invalid(`${what} cannot be blank.`)
+  if (trimmed.length === 0) throw invalid(`${what} cannot be blank.`, { field })
   const problem = problemInName(trimmed)
-  if (problem) throw invalid(`${what} ${describeHiddenText(problem)}.`)
+  if (problem) throw invalid(`${what} ${describeHiddenText(problem)}.`, { field })
   return trimmed
 }
 
 export async function updateMe(db: Db, session: SignedInSession, input: { name: string }): Promise<Me> {
   await db
     .update(users)
-    .set({ name: cleanName(input.name, 'Your name') })
+    .set({ name: cleanName(input.name, 'Your name', '/name') })
     .where(eq(users.id, session.userId))
   return meOf(db, session)
 }
@@ -60,11 +63,14 @@ export async function switchWorkspace(db: Db, session: SignedInSession, workspac
   return presentMe(db, session.userId, workspaceId)
 }
 
-/** A new Free workspace with its creator as owner (no API key: owners create keys in Settings). */
-export async function insertWorkspace(tx: Db, input: { name: string; ownerId: string }): Promise<string> {
+/**
+ * A new Free workspace with its creator as owner (no API key: owners create keys in Settings).
+ * `nameField` is where the request carries the name, when one does.
+ */
+export async function insertWorkspace(tx: Db, input: { name: string; ownerId: string; nameField?: string }): Promise<string> {
   const [org] = await tx
     .insert(orgs)
-    .values({ name: cleanName(input.name, 'The workspace name'), plan: 'free' })
+    .values({ name: cleanName(input.name, 'The workspace name', input.nameField), plan: 'free' })
     .returning({ id: orgs.id })
   if (!org) throw new Error('insert returned no row')
   await tx.insert(memberships).values({ orgId: org.id, userId: input.ownerId, role: 'owner' })
@@ -75,7 +81,7 @@ export async function insertWorkspace(tx: Db, input: { name: string; ownerId: st
 export async function createWorkspace(db: Db, session: SignedInSession, input: { name: string }): Promise<Me> {
   const orgId = await db.transaction(async (tx) => {
     await limitWorkspaceCreation(tx, session.userId)
-    const id = await insertWorkspace(tx, { name: input.name, ownerId: session.userId })
+    const id = await insertWorkspace(tx, { name: input.name, ownerId: session.userId, nameField: '/name' })
     await tx.update(userSessions).set({ orgId: id }).where(eq(userSessions.id, session.sessionId))
     return id
   })

@@ -39,7 +39,7 @@ export async function setUpOperator(services: AccountServices, body: SetUpOperat
   const { db, config } = services
   const now = services.clock.now()
   const email = normalizeEmail(body.email)
-  const name = cleanName(body.name, 'Your name')
+  const name = cleanName(body.name, 'Your name', '/name')
   checkNewPassword(body.password, email)
   const passwordHash = await hashPassword(body.password)
   const { userId, session } = await db.transaction(async (tx) => {
@@ -54,8 +54,11 @@ export async function setUpOperator(services: AccountServices, body: SetUpOperat
       throw new AppError(
         'conflict',
         `${email} already has an account: sign in, and make it the operator with \`npm run -s admin -- user promote --email ${email}\`.`,
+        {},
+        {},
+        '/email',
       )
-    await insertWorkspace(tx, { name: body.workspace_name, ownerId: user.id })
+    await insertWorkspace(tx, { name: body.workspace_name, ownerId: user.id, nameField: '/workspace_name' })
     return {
       userId: user.id,
       session: await createSession(tx, config, { userId: user.id, ip: client.ip, userAgent: client.userAgent, authMethod: 'link' }, now),

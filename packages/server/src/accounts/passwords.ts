@@ -40,15 +40,18 @@ const COMMON_PASSWORDS = new Set(
 /** NIST SP 800-63B 5.1.1.2: NFKC, so that equivalent ways of typing a character are one password. */
 const normalizePassword = (password: string): string => password.normalize('NFKC')
 
-/** Throws a 400 that says what to change; the password itself never appears in it. */
-export function checkNewPassword(password: string, email?: string): void {
+/**
+ * Throws a 400 that says what to change; the password itself never appears in it. `field` is
+ * where the request carries the password (`/new_password` when changing it).
+ */
+export function checkNewPassword(password: string, email?: string, field = '/password'): void {
   const normalized = normalizePassword(password)
   const length = [...normalized].length
-  if (length < MIN_PASSWORD_LENGTH) throw invalid(`Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.`)
-  if (length > MAX_PASSWORD_LENGTH) throw invalid(`Choose a password of at most ${MAX_PASSWORD_LENGTH} characters.`)
+  if (length < MIN_PASSWORD_LENGTH) throw invalid(`Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.`, { field })
+  if (length > MAX_PASSWORD_LENGTH) throw invalid(`Choose a password of at most ${MAX_PASSWORD_LENGTH} characters.`, { field })
   const lower = normalized.toLowerCase()
-  if (COMMON_PASSWORDS.has(lower)) throw invalid('This password is one of the most common ones, which attackers try first. Choose another.')
-  if (email && lower === email.toLowerCase()) throw invalid('Choose a password other than your e-mail address.')
+  if (COMMON_PASSWORDS.has(lower)) throw invalid('This password is one of the most common ones, which attackers try first. Choose another.', { field })
+  if (email && lower === email.toLowerCase()) throw invalid('Choose a password other than your e-mail address.', { field })
 }
 
 /** 'legacy': the hash was made, before passwords were normalised, from the text exactly as typed; store a new one. */

@@ -74,10 +74,11 @@ export function reserveAfterAnswer(services: Pick<AccountServices, 'db' | 'logge
 export async function signUp(services: AccountServices, body: SignUpBody, client: Client): Promise<{ message: string }> {
   const now = services.clock.now()
   const email = normalizeEmail(body.email)
-  const name = cleanName(body.name, 'Your name')
+  const name = cleanName(body.name, 'Your name', '/name')
   checkNewPassword(body.password, email)
   const workspaceName = body.workspace_name?.trim()
-  if (!body.invitation_token && !workspaceName) throw invalid('Name your workspace (workspace_name): your team sees it on documents and in mails.')
+  if (!body.invitation_token && !workspaceName)
+    throw invalid('Name your workspace (workspace_name): your team sees it on documents and in mails.', { field: '/workspace_name' })
   // The place for later first: when it cannot be had, the request costs nothing.
   const later = body.invitation_token ? undefined : reserveAfterAnswer(services)
   try {
@@ -85,7 +86,7 @@ export async function signUp(services: AccountServices, body: SignUpBody, client
       await limitAccountMail(services, client.ip)
       const invitation = body.invitation_token ? await findLiveToken(services.db, 'invitation', body.invitation_token, now) : null
       if (invitation && invitation.email !== email) {
-        throw invalid('This invitation was sent to another address: sign up with the address it was sent to.')
+        throw invalid('This invitation was sent to another address: sign up with the address it was sent to.', { field: '/email' })
       }
       const passwordHash = await argon2.hash(body.password)
       const account = { email, name, passwordHash, invitationToken: invitation ? body.invitation_token : undefined, workspaceName }

@@ -47,6 +47,8 @@ export interface FormDialogProps extends Omit<DialogProps, 'footer'> {
   /** The form's id, which ties the footer's submit button to it. */
   formId: string
   submitLabel: string
+  /** Red submit button, for a confirmation that removes something (a passkey, the authenticator app). */
+  destructive?: boolean
   pending: boolean
   /** Disables the submit button (e.g. while a required field is empty). */
   submitDisabled?: boolean
@@ -54,7 +56,7 @@ export interface FormDialogProps extends Omit<DialogProps, 'footer'> {
 }
 
 /** A dialog around one form, with Cancel and the submit button in its footer; Enter in a field submits. */
-export function FormDialog({ formId, submitLabel, pending, submitDisabled, onSubmit, children, ...dialog }: FormDialogProps) {
+export function FormDialog({ formId, submitLabel, destructive, pending, submitDisabled, onSubmit, children, ...dialog }: FormDialogProps) {
   const submit = (event: FormEvent) => {
     event.preventDefault()
     onSubmit()
@@ -67,7 +69,7 @@ export function FormDialog({ formId, submitLabel, pending, submitDisabled, onSub
           <Button variant="secondary" onClick={() => dialog.onOpenChange(false)}>
             Cancel
           </Button>
-          <Button type="submit" form={formId} loading={pending} disabled={submitDisabled ?? false}>
+          <Button type="submit" form={formId} variant={destructive ? 'danger' : 'primary'} loading={pending} disabled={submitDisabled ?? false}>
             {submitLabel}
           </Button>
         </>

@@ -4,6 +4,7 @@ import { useState } from 'react'
 import { useMe, useSwitchWorkspace } from '../auth/session.ts'
 import { Dialog } from '../components/Dialog.tsx'
 import { useToast } from '../components/Toast.tsx'
+import { WORKSPACE_ROLE_LABELS } from '../lib/vocabulary.ts'
 import { CreateWorkspaceForm } from './CreateWorkspaceForm.tsx'
 import { menuContentClass, menuItemClass } from './menu-styles.ts'
 
@@ -39,7 +40,7 @@ export function WorkspaceSwitcher() {
               {me.workspaces.map((workspace) => (
                 <Menu.RadioItem key={workspace.id} value={workspace.id} className={menuItemClass}>
                   <span className="flex-1 truncate">{workspace.name}</span>
-                  <span className="ml-3 text-xs text-muted">{workspace.role}</span>
+                  <span className="ml-3 text-xs text-muted">{WORKSPACE_ROLE_LABELS[workspace.role]}</span>
                   <Menu.ItemIndicator className="ml-2" aria-hidden="true">
                     ✓
                   </Menu.ItemIndicator>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../api/client.ts'
-import { errorTextAt, fieldErrorText, peopleTextFor } from './people-text.ts'
+import { errorTextAt, fieldErrorText, peopleTextFor, placeError } from './people-text.ts'
 
 describe('an API error in words for people', () => {
   it.each([
@@ -13,6 +13,12 @@ describe('an API error in words for people', () => {
     ['validation_failed', '/signers/0/name', 'signers[0].name must be at most 200 characters', 'Must be at most 200 characters'],
     ['validation_failed', '/invite_message', 'invite_message must not contain control characters (U+0000)', 'Must not contain control characters (U+0000)'],
     ['invalid_request', '/template_id', 'Template not found.', 'Template not found.'],
+    [
+      'invalid_request',
+      '/workspace_name',
+      'Name your workspace (workspace_name): your team sees it on documents and in mails.',
+      'Name your workspace: your team sees it on documents and in mails',
+    ],
     [undefined, undefined, 'The server could not be reached.', 'The server could not be reached.'],
   ])('%s at %s: %s → %s', (code, field, serverText, shown) => {
     expect(peopleTextFor(code, field, serverText)).toBe(shown)
@@ -43,5 +49,46 @@ describe('the error under one control of a form with several', () => {
     ['no error', null, '/legal_name', null],
   ])('%s', (_, error, field, shown) => {
     expect(errorTextAt(error, field)).toBe(shown)
+  })
+})
+
+describe('where a form shows a refused request', () => {
+  const controls = ['current_password', 'new_password'] as const
+  it.each([
+    [
+      'under the control its field points at',
+      new ApiError(400, 'Choose a password of at least 8 characters.', { code: 'invalid_request', field: '/new_password' }),
+      { current_password: null, new_password: 'Choose a password of at least 8 characters.' },
+      null,
+    ],
+    [
+      "in people's words there",
+      new ApiError(400, 'new_password must be at most 512 characters', { code: 'validation_failed', field: '/new_password' }),
+      { current_password: null, new_password: 'Must be at most 512 characters' },
+      null,
+    ],
+    [
+      'above the button when its field is no control of the form',
+      new ApiError(400, 'The passkey could not be checked. Try again.', { code: 'invalid_request', field: '/response' }),
+      { current_password: null, new_password: null },
+      'The passkey could not be checked. Try again.',
+    ],
+    [
+      'above the button without a field, whatever its words',
+      new ApiError(400, 'Your current password is not right.', { code: 'invalid_request' }),
+      { current_password: null, new_password: null },
+      'Your current password is not right.',
+    ],
+    [
+      'above the button for an error of the page',
+      new Error('The two passwords differ.'),
+      { current_password: null, new_password: null },
+      'The two passwords differ.',
+    ],
+    ['nowhere without an error', null, { current_password: null, new_password: null }, null],
+  ])('%s', (_, error, under, above) => {
+    const placed = placeError(error, controls)
+    expect({ current_password: placed.under('current_password'), new_password: placed.under('new_password') }).toEqual(under)
+    expect(placed.above).toBe(above)
   })
 })

@@ -1,4 +1,4 @@
-import { isApiError } from '../api/client.ts'
+import { errorMessage, isApiError } from '../api/client.ts'
 
 /**
  * An API error in words for the person filling in the form, from what the server says about it:
@@ -14,6 +14,7 @@ const BY_CODE_AND_NAME: Record<string, string> = {
   'invalid_request expires_at': 'This date is in the past',
   'invalid_request role': 'The template has no fields for this party',
   'invalid_request auth_required': 'This server sends no email, so it cannot send a one-time code',
+  'invalid_request workspace_name': 'Name your workspace: your team sees it on documents and in mails',
 }
 
 /** The path a validation text starts with: `signers[0].email must be at most 254 characters` → `signers[0].email`. */
@@ -45,4 +46,24 @@ export function fieldErrorText(error: Error | null): string | null {
 /** The error's text for the control of `field` (a JSON pointer such as /legal_name) when the server placed it there, else null. */
 export function errorTextAt(error: Error | null, field: string): string | null {
   return isApiError(error) && error.field === field ? peopleTextFor(error.code, field, error.message) : null
+}
+
+export interface PlacedError<Control extends string> {
+  /** The text under `control`, when the refusal is about its value. */
+  under: (control: Control) => string | null
+  /** The text above the form's button, when the refusal is about none of its controls. */
+  above: string | null
+}
+
+/**
+ * Where a form shows a refused request: under the control the server's `field` points at
+ * (`/password` → password), in people's words (fieldErrorText); else, without a `field` or with
+ * one the form has no control for, above the button as the server wrote it.
+ */
+export function placeError<Control extends string>(error: unknown, controls: readonly Control[]): PlacedError<Control> {
+  if (!(error instanceof Error)) return { under: () => null, above: error ? errorMessage(error) : null }
+  const control = controls.find((name) => isApiError(error) && error.field === `/${name}`)
+  if (control === undefined) return { under: () => null, above: error.message }
+  const text = fieldErrorText(error)
+  return { under: (name) => (name === control ? text : null), above: null }
 }

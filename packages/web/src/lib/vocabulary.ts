@@ -48,6 +48,15 @@ export const IDENTITY_CHECK_STATUS_LABELS: Record<IdentityCheckStatus, string> =
   expired: 'Expired',
 }
 
+type WorkspaceView = operations['getMe']['responses'][200]['content']['application/json']['workspaces'][number]
+export type Plan = WorkspaceView['plan']
+
+/** A plan by its name, as the pricing and the Billing page call it. */
+export const PLAN_LABELS: Record<Plan, string> = { free: 'Free', pro: 'Pro', team: 'Team', business: 'Business' }
+
+/** What a person is in a workspace. */
+export const WORKSPACE_ROLE_LABELS: Record<WorkspaceView['role'], string> = { owner: 'Owner', admin: 'Admin', member: 'Member' }
+
 type DeliveryView = operations['listWebhookDeliveries']['responses'][200]['content']['application/json']['deliveries'][number]
 export type WebhookDeliveryStatus = DeliveryView['status']
 

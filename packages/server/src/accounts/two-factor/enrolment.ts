@@ -99,7 +99,7 @@ export async function confirmTotpSetup(
   if (!step.secretCiphertext) throw new AppError('gone', 'This set-up step has expired. Start again.')
   const secret = await services.secrets.decrypt(step.secretCiphertext, totpContext(session.userId))
   const matched = stepOfCode(secret, input.code, now)
-  if (matched === null) throw invalid('That code is not right. Enter the 6-digit code your authenticator app shows now.')
+  if (matched === null) throw invalid('That code is not right. Enter the 6-digit code your authenticator app shows now.', { field: '/code' })
   const hadFactor = await hasSecondFactor(services.db, session.userId)
   const codes = await services.db.transaction(async (tx) => {
     if (!(await deleteChallenge(tx, step.id))) throw new AppError('gone', 'This set-up step has expired. Start again.')
@@ -169,7 +169,7 @@ export async function addPasskey(
 ): Promise<{ passkey: PasskeyView; recovery_codes: string[] | null }> {
   const now = services.clock.now()
   const name = input.name.trim()
-  if (name === '') throw invalid('Name the passkey, e.g. the device it is on.')
+  if (name === '') throw invalid('Name the passkey, e.g. the device it is on.', { field: '/name' })
   const step = await findSessionChallenge(services.db, 'passkey_registration', session.sessionId, now)
   const info = await verifiedRegistration(relyingPartyOf(services.config), step.challenge ?? '', input.response)
   const hadFactor = await hasSecondFactor(services.db, session.userId)

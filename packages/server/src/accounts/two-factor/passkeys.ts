@@ -59,7 +59,7 @@ export function registrationOptions(
   })
 }
 
-/** Checks the browser's answer to registrationOptions; the credential to store, or a 400 that says what to do. */
+/** Checks the browser's answer to registrationOptions (the body's `response`); the credential to store, or a 400 that says what to do. */
 export async function verifiedRegistration(rp: RelyingParty, expectedChallenge: string, response: RegistrationResponseJSON) {
   const verification = await verifyRegistrationResponse({
     response,
@@ -68,9 +68,9 @@ export async function verifiedRegistration(rp: RelyingParty, expectedChallenge: 
     expectedRPID: rp.id,
     requireUserVerification: false,
   }).catch((error: unknown) => {
-    throw invalid(`The passkey could not be checked: ${error instanceof Error ? error.message : 'unknown reason'}. Try again.`)
+    throw invalid(`The passkey could not be checked: ${error instanceof Error ? error.message : 'unknown reason'}. Try again.`, { field: '/response' })
   })
-  if (!verification.verified) throw invalid('The passkey could not be checked. Try again.')
+  if (!verification.verified) throw invalid('The passkey could not be checked. Try again.', { field: '/response' })
   return verification.registrationInfo
 }
 

@@ -12,7 +12,7 @@ import type { AccountServices, Client } from '../account-context.ts'
  */
 export async function requireCurrentPassword(services: AccountServices, session: SignedInSession, password: string, client: Client): Promise<void> {
   const user = await checkPasswordAttempt(services, { userId: session.userId }, password, client)
-  if (!user) throw invalid('Your password is not right.')
+  if (!user) throw invalid('Your password is not right.', { field: '/password' })
   await clearFailedSignIns(services.db, user.id)
 }
 

@@ -14,8 +14,8 @@ import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Tab
 import { useToast } from '../../components/Toast.tsx'
 import { describeBrowser } from '../../lib/browser-name.ts'
 import { formatDateTime } from '../../lib/format.ts'
-import { fieldErrorText } from '../../lib/people-text.ts'
-import { PASSWORD_HINT, placeError } from '../auth/forms.ts'
+import { fieldErrorText, placeError } from '../../lib/people-text.ts'
+import { PASSWORD_HINT } from '../auth/forms.ts'
 import { sessionsQuery, twoFactorQuery, useChangePassword, useEndSession, useSaveProfile } from './queries.ts'
 
 export function AccountPage() {
@@ -144,7 +144,7 @@ function Sessions() {
                   <Td className="hidden whitespace-nowrap sm:table-cell">{formatDateTime(session.last_seen_at)}</Td>
                   <Td className="text-right">
                     {session.current ? (
-                      <Badge tone="info">this browser</Badge>
+                      <Badge tone="info">This browser</Badge>
                     ) : (
                       <Button
                         size="sm"

@@ -1,7 +1,8 @@
 import { useState } from 'react'
 import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
-import { PASSWORD_HINT, type PlacedError } from './forms.ts'
+import type { PlacedError } from '../../lib/people-text.ts'
+import { PASSWORD_HINT } from './forms.ts'
 
 export interface AccountForm {
   name: string

@@ -5,7 +5,7 @@ import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { AuthHeading } from '../../layout/AuthHeading.tsx'
-import { placeError } from './forms.ts'
+import { placeError } from '../../lib/people-text.ts'
 import { useForgotPassword } from './queries.ts'
 
 export function ForgotPasswordPage() {

@@ -6,7 +6,7 @@ import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { AuthHeading } from '../../layout/AuthHeading.tsx'
 import { passkeyErrorText, passkeysSupported } from '../../lib/passkeys.ts'
-import { placeError } from './forms.ts'
+import { placeError } from '../../lib/people-text.ts'
 import { needsSecondStep, useLogIn, usePasskeySignIn, type SecondStep } from './queries.ts'
 import { SecondStepForm } from './SecondStepForm.tsx'
 

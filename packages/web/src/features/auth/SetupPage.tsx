@@ -4,7 +4,7 @@ import { Button } from '../../components/Button.tsx'
 import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { AuthHeading } from '../../layout/AuthHeading.tsx'
 import { ACCOUNT_CONTROLS, AccountFields, useAccountForm } from './AccountFields.tsx'
-import { placeError } from './forms.ts'
+import { placeError } from '../../lib/people-text.ts'
 import { useSetUp } from './queries.ts'
 
 const route = getRouteApi('/public/setup')

@@ -5,6 +5,7 @@ import { useMe } from '../../auth/session.ts'
 import { Badge, Button, Card, EmptyState, Field, Input, PageHeader, Select, TBody, THead, Table, Td, Th, Tr } from '../../components/index.ts'
 import { formatNumber } from '../../lib/format.ts'
 import { peopleTextFor } from '../../lib/people-text.ts'
+import { PLAN_LABELS } from '../../lib/vocabulary.ts'
 import { PlanAwareError } from '../send/PlanAwareError.tsx'
 import { WithTemplates } from '../templates/WithTemplates.tsx'
 import { recipientAt, type BulkOutcome, type BulkProgress } from './bulk-run.ts'
@@ -27,7 +28,7 @@ export function BulkSendPage() {
       ) : (
         <EmptyState
           title="Bulk send comes with the Team plan"
-          description={`This workspace is on the ${plan[0]?.toUpperCase()}${plan.slice(1)} plan. On Team and Business you can send a template to up to 10,000 people from one CSV file.`}
+          description={`This workspace is on the ${PLAN_LABELS[plan]} plan. On Team and Business you can send a template to up to 10,000 people from one CSV file.`}
           action={
             <Button asChild>
               <Link to="/settings/billing">See plans</Link>

@@ -13,11 +13,11 @@ import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Tab
 import { useToast } from '../../components/Toast.tsx'
 import { formatDate, formatNumber } from '../../lib/format.ts'
 import { fieldErrorText } from '../../lib/people-text.ts'
-import { IDENTITY_CHECK_STATUS_LABELS } from '../../lib/vocabulary.ts'
-import { ORGS_PAGE_SIZE, orgListQuery, PLANS, useGrantCredits, useSetPlan, type OperatorOrg, type Plan } from './queries.ts'
+import { IDENTITY_CHECK_STATUS_LABELS, PLAN_LABELS, type Plan } from '../../lib/vocabulary.ts'
+import { ORGS_PAGE_SIZE, orgListQuery, useGrantCredits, useSetPlan, type OperatorOrg } from './queries.ts'
 import { SearchBox } from './SearchBox.tsx'
 
-const planLabel = (plan: Plan) => plan[0]!.toUpperCase() + plan.slice(1)
+const PLAN_OPTIONS = (Object.keys(PLAN_LABELS) as Plan[]).map((plan) => ({ value: plan, label: PLAN_LABELS[plan] }))
 
 export function OrgsTab() {
   const [search, setSearch] = useState('')
@@ -66,7 +66,7 @@ export function OrgsTab() {
                           aria-label={`Plan of ${org.name}`}
                           value={org.plan}
                           onValueChange={(plan) => setChanging({ org, plan: plan as Plan })}
-                          options={PLANS.map((plan) => ({ value: plan, label: planLabel(plan) }))}
+                          options={PLAN_OPTIONS}
                         />
                       </Td>
                       <Td className="hidden md:table-cell">{formatNumber(org.members)}</Td>
@@ -101,7 +101,7 @@ function PlanDialog({ change, onClose }: { change: { org: OperatorOrg; plan: Pla
   const toast = useToast()
   const setPlan = useSetPlan()
   const name = change?.org.name ?? ''
-  const plan = change ? planLabel(change.plan) : ''
+  const plan = change ? PLAN_LABELS[change.plan] : ''
   return (
     <ConfirmDialog
       open={change !== null}

@@ -10,6 +10,7 @@ import { QueryView } from '../../components/QueryView.tsx'
 import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDate } from '../../lib/format.ts'
+import { WORKSPACE_ROLE_LABELS } from '../../lib/vocabulary.ts'
 import { userListQuery, useUserAction, type OperatorUser } from './queries.ts'
 import { SearchBox } from './SearchBox.tsx'
 
@@ -67,6 +68,7 @@ export function UsersTab() {
                 <Tr>
                   <Th>Name</Th>
                   <Th className="hidden sm:table-cell">E-mail</Th>
+                  <Th className="hidden lg:table-cell">Workspaces</Th>
                   <Th>State</Th>
                   <Th className="hidden md:table-cell">Created</Th>
                   <ActionsTh />
@@ -80,13 +82,26 @@ export function UsersTab() {
                       <span className="block text-xs [overflow-wrap:anywhere] text-muted sm:hidden">{user.email}</span>
                     </Td>
                     <Td className="hidden sm:table-cell">{user.email}</Td>
+                    <Td className="hidden lg:table-cell">
+                      {user.workspaces.length === 0 ? (
+                        <span className="text-muted">None</span>
+                      ) : (
+                        <ul>
+                          {user.workspaces.map((workspace) => (
+                            <li key={workspace.id}>
+                              {workspace.name} <span className="text-muted">· {WORKSPACE_ROLE_LABELS[workspace.role]}</span>
+                            </li>
+                          ))}
+                        </ul>
+                      )}
+                    </Td>
                     <Td>
                       <span className="flex flex-wrap gap-1">
-                        {user.is_operator && <Badge tone="info">operator</Badge>}
-                        {user.disabled && <Badge tone="danger">disabled</Badge>}
-                        {!user.email_verified && <Badge tone="warning">unverified</Badge>}
-                        {user.two_factor && <Badge tone="neutral">two-factor</Badge>}
-                        {!user.is_operator && !user.disabled && user.email_verified && <Badge tone="success">active</Badge>}
+                        {user.is_operator && <Badge tone="info">Operator</Badge>}
+                        {user.disabled && <Badge tone="danger">Disabled</Badge>}
+                        {!user.email_verified && <Badge tone="warning">E-mail not confirmed</Badge>}
+                        {user.two_factor && <Badge tone="neutral">Two-factor on</Badge>}
+                        {!user.is_operator && !user.disabled && user.email_verified && <Badge tone="success">Active</Badge>}
                       </span>
                     </Td>
                     <Td className="hidden whitespace-nowrap md:table-cell">{formatDate(user.created_at)}</Td>

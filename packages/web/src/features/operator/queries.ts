@@ -2,13 +2,12 @@ import { keepPreviousData, queryOptions, useMutation, useQueryClient, type Query
 import { api, unwrap } from '../../api/client.ts'
 import type { operations } from '../../api/schema'
 import { meQuery } from '../../auth/session.ts'
+import type { Plan } from '../../lib/vocabulary.ts'
 
 /** The Operator area's server state: query keys, queries, mutations and the page's loads. Its tabs call the API only through here. */
 
 export const ORGS_PAGE_SIZE = 20
 
-export const PLANS = ['free', 'pro', 'team', 'business'] as const
-export type Plan = (typeof PLANS)[number]
 /** The statuses the identity-check queue is filtered by. */
 export type IdentityCheckStatus = NonNullable<NonNullable<operations['listIdentityChecks']['parameters']['query']>['status']>
 

@@ -1,5 +1,4 @@
 import { useState } from 'react'
-import { ApiError } from '../../api/client.ts'
 import { Badge } from '../../components/Badge.tsx'
 import { Button } from '../../components/Button.tsx'
 import { FormDialog } from '../../components/Dialog.tsx'
@@ -10,7 +9,7 @@ import { Input } from '../../components/Input.tsx'
 import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { formatDate, formatDateTime } from '../../lib/format.ts'
 import { passkeyErrorText, passkeysSupported } from '../../lib/passkeys.ts'
-import { placeError } from '../auth/forms.ts'
+import { placeError } from '../../lib/people-text.ts'
 import { PasswordDialog } from './PasswordDialog.tsx'
 import { useAddPasskey, useRemovePasskey, type PasskeyView, type TwoFactorStatus } from './queries.ts'
 import { useShowRecoveryCodes } from './recovery-codes-context.tsx'
@@ -54,7 +53,7 @@ export function PasskeysCard({ status }: { status: TwoFactorStatus }) {
                   <span className="font-medium [overflow-wrap:anywhere]">{passkey.name}</span>
                   {passkey.synced && (
                     <Badge tone="info" className="ml-2">
-                      synced
+                      Synced
                     </Badge>
                   )}
                   <span className="block text-xs text-muted sm:hidden">
@@ -88,6 +87,7 @@ export function PasskeysCard({ status }: { status: TwoFactorStatus }) {
         title={`Remove the passkey “${removing?.name ?? ''}”?`}
         description="It stops working here at once (delete it from the device too). With no second step left, your recovery codes are deleted too."
         submitLabel="Remove passkey"
+        destructive
         onConfirm={async (password) => {
           if (!removing) return
           await remove.mutateAsync({ id: removing.id, password })
@@ -125,10 +125,7 @@ function AddPasskeyDialog({ open, onOpenChange, onAdded }: AddPasskeyDialogProps
     change(false)
     onAdded(added.recovery_codes)
   }
-  // A wrong password, or a name the server refuses, is named in its words only: they place it under that field.
-  const errors = placeError(add.error, ['name', 'password'], (error) =>
-    !(error instanceof ApiError) ? null : /password/i.test(error.message) ? 'password' : /name/i.test(error.message) && error.status === 400 ? 'name' : null,
-  )
+  const errors = placeError(add.error, ['name', 'password'])
   return (
     <FormDialog
       open={open}

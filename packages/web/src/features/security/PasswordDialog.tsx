@@ -3,7 +3,7 @@ import { FormDialog } from '../../components/Dialog.tsx'
 import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
-import { placeError } from '../auth/forms.ts'
+import { placeError } from '../../lib/people-text.ts'
 
 export interface PasswordDialogProps {
   open: boolean
@@ -11,6 +11,8 @@ export interface PasswordDialogProps {
   title: string
   description: ReactNode
   submitLabel: string
+  /** A red submit button, for a confirmation that removes something. */
+  destructive?: boolean
   /** A stable id for the form (ties the footer's button to it). */
   formId: string
   /** Runs with the password; the dialog closes when it resolves, and shows the error when it throws (under the field when it is about the password). */
@@ -18,7 +20,7 @@ export interface PasswordDialogProps {
 }
 
 /** Changes to how the account signs in ask for the password again: one field, the server's answer under it. */
-export function PasswordDialog({ open, onOpenChange, title, description, submitLabel, formId, onConfirm }: PasswordDialogProps) {
+export function PasswordDialog({ open, onOpenChange, title, description, submitLabel, destructive, formId, onConfirm }: PasswordDialogProps) {
   const [password, setPassword] = useState('')
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
@@ -41,8 +43,7 @@ export function PasswordDialog({ open, onOpenChange, title, description, submitL
       setBusy(false)
     }
   }
-  // The server names a wrong password in its words only ("Your password is not right.").
-  const errors = placeError(error, ['password'], ({ message }) => (/password/i.test(message) ? 'password' : null))
+  const errors = placeError(error, ['password'])
   return (
     <FormDialog
       open={open}
@@ -51,6 +52,7 @@ export function PasswordDialog({ open, onOpenChange, title, description, submitL
       description={description}
       formId={formId}
       submitLabel={submitLabel}
+      destructive={destructive}
       pending={busy}
       submitDisabled={password === ''}
       onSubmit={() => void submit()}

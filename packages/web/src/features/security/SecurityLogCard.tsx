@@ -35,7 +35,7 @@ export function SecurityLogCard() {
                       {event.description}
                       {event.by_someone_else && (
                         <Badge tone="warning" className="ml-2">
-                          by an operator or owner
+                          By an operator or owner
                         </Badge>
                       )}
                       <span className="block text-xs text-muted md:hidden">{origin(event.ip, event.user_agent)}</span>

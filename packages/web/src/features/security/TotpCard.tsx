@@ -7,7 +7,7 @@ import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { formatDate } from '../../lib/format.ts'
-import { placeError } from '../auth/forms.ts'
+import { placeError } from '../../lib/people-text.ts'
 import { PasswordDialog } from './PasswordDialog.tsx'
 import { setupExpired, useConfirmTotp, useDisableTotp, useStartTotp, type TotpSetup, type TwoFactorStatus } from './queries.ts'
 import { useShowRecoveryCodes } from './recovery-codes-context.tsx'
@@ -61,6 +61,7 @@ export function TotpCard({ status }: { status: TwoFactorStatus }) {
         title="Remove the authenticator app?"
         description="Its codes stop working at once. With no second step left, your recovery codes are deleted too."
         submitLabel="Remove app"
+        destructive
         onConfirm={(password) => disable.mutateAsync(password)}
       />
     </Card>
@@ -89,10 +90,7 @@ function TotpSetupForm({ setup, onDone, onCancel, onExpired }: TotpSetupFormProp
     if (confirmed) onDone(confirmed.recovery_codes)
   }
   const expired = confirm.error && setupExpired(confirm.error) ? confirm.error.message : null
-  // A wrong password or code is named in the server's words only: they place it under that field.
-  const errors = placeError(confirm.error && !expired ? confirm.error : null, ['code', 'password'], ({ message }) =>
-    /password/i.test(message) ? 'password' : /code/i.test(message) ? 'code' : null,
-  )
+  const errors = placeError(confirm.error && !expired ? confirm.error : null, ['code', 'password'])
   if (expired) {
     return (
       <div className="flex flex-col items-start gap-3">

@@ -15,6 +15,7 @@ import { TBody, Table, Td, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatCents, formatNumber, formatPeriod } from '../../lib/format.ts'
 import { fieldErrorText } from '../../lib/people-text.ts'
+import { PLAN_LABELS } from '../../lib/vocabulary.ts'
 import { recentPeriods, useSetSpendCap } from './queries.ts'
 
 const route = getRouteApi('/signed-in/settings/billing')
@@ -46,7 +47,7 @@ export function BillingPage() {
             {(u) => (
               <>
                 <p className="mb-3 text-sm">
-                  Plan <strong className="capitalize">{u.plan}</strong>: {formatNumber(u.included_allowance)} documents included per month
+                  <strong>{PLAN_LABELS[u.plan]} plan</strong>: {formatNumber(u.included_allowance)} documents included per month
                   {u.unit_price_cents > 0 ? `, then ${formatCents(u.unit_price_cents)} each` : ', then credit packs'}.
                 </p>
                 <Meter

@@ -16,10 +16,9 @@ import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Tab
 import { useToast } from '../../components/Toast.tsx'
 import { formatDate } from '../../lib/format.ts'
 import { fieldErrorText } from '../../lib/people-text.ts'
+import { WORKSPACE_ROLE_LABELS } from '../../lib/vocabulary.ts'
 import { WorkspaceRuleCard, workspaceRuleQuery } from '../security/index.ts'
 import { membersQuery, useInviteMember, useRemoveMember, useRevokeInvitation, useSetMemberRole, type Member, type PendingInvitation } from './queries.ts'
-
-const ROLE_LABELS: Record<WorkspaceRole, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' }
 
 export function MembersPage() {
   const me = useMe()
@@ -68,7 +67,7 @@ function InviteForm({ ownerMayInvite }: { ownerMayInvite: boolean }) {
       },
     )
   }
-  const roles = (Object.keys(ROLE_LABELS) as WorkspaceRole[]).filter((value) => value !== 'owner' || ownerMayInvite)
+  const roles = (Object.keys(WORKSPACE_ROLE_LABELS) as WorkspaceRole[]).filter((value) => value !== 'owner' || ownerMayInvite)
   return (
     <Card title="Invite someone" description="They get an e-mail with a link that signs them up, or adds the workspace to their account.">
       <form onSubmit={submit} className="grid gap-3 sm:grid-cols-[1fr_12rem_auto] sm:items-end" noValidate>
@@ -79,7 +78,7 @@ function InviteForm({ ownerMayInvite }: { ownerMayInvite: boolean }) {
           <Select
             value={role}
             onValueChange={(value) => setRole(value as WorkspaceRole)}
-            options={roles.map((value) => ({ value, label: ROLE_LABELS[value] }))}
+            options={roles.map((value) => ({ value, label: WORKSPACE_ROLE_LABELS[value] }))}
           />
         </Field>
         <Button type="submit" loading={invite.isPending} className="sm:mb-0">
@@ -149,14 +148,14 @@ function MemberTable({ members, abilities, myId, withoutSecondStep }: MemberTabl
                     value={member.role}
                     disabled={setRole.isPending}
                     onValueChange={(role) => setRole.mutate({ userId: member.user_id, role: role as WorkspaceRole })}
-                    options={(Object.keys(ROLE_LABELS) as WorkspaceRole[]).map((value) => ({
+                    options={(Object.keys(WORKSPACE_ROLE_LABELS) as WorkspaceRole[]).map((value) => ({
                       value,
-                      label: ROLE_LABELS[value],
+                      label: WORKSPACE_ROLE_LABELS[value],
                       disabled: value === 'owner' && !abilities.manage_owners,
                     }))}
                   />
                 ) : (
-                  ROLE_LABELS[member.role]
+                  WORKSPACE_ROLE_LABELS[member.role]
                 )}
               </Td>
               <Td className="hidden whitespace-nowrap md:table-cell">{formatDate(member.joined_at)}</Td>
@@ -213,7 +212,7 @@ function InvitationTable({ invitations }: { invitations: PendingInvitation[] }) 
                 {invitation.email}
                 <span className="block text-xs text-muted sm:hidden">Expires {formatDate(invitation.expires_at)}</span>
               </Td>
-              <Td>{ROLE_LABELS[invitation.role]}</Td>
+              <Td>{WORKSPACE_ROLE_LABELS[invitation.role]}</Td>
               <Td className="hidden whitespace-nowrap sm:table-cell">{formatDate(invitation.created_at)}</Td>
               <Td className="hidden whitespace-nowrap sm:table-cell">{formatDate(invitation.expires_at)}</Td>
               <Td className="text-right">

@@ -1,7 +1,9 @@
 import { useQuery } from '@tanstack/react-query'
 import { getRouteApi, Link, useBlocker } from '@tanstack/react-router'
 import { Button, ConfirmDialog, ErrorMessage, Loading, PageHeader, QueryView, useToast } from '../../components/index.ts'
-import { fieldsForSave, hasUnsavedChanges, type EditorAction, type EditorState } from './editor/editor-state.ts'
+import { fieldsForSave, hasUnsavedChanges, keyAtSaveIndex, type EditorAction, type EditorState } from './editor/editor-state.ts'
+import { revealField } from './editor/reveal-field.ts'
+import { refusedFieldIndex, saveErrorText } from './editor/save-error.ts'
 import { TemplateEditor } from './editor/TemplateEditor.tsx'
 import { templatePdfQuery, templateQuery, useSaveTemplateFields, type TemplateDetail } from './queries.ts'
 
@@ -47,16 +49,24 @@ function SaveBar({ template, state, dispatch }: { template: TemplateDetail; stat
   const toast = useToast()
   const dirty = hasUnsavedChanges(state)
   const save = useSaveTemplateFields()
-  const saveFields = () =>
+  const saveFields = () => {
+    // The fields as sent: a refusal counts them in their order, and the editor may change while the save is on its way.
+    const sent = state.fields
     save.mutate(
-      { id: template.id, fields: fieldsForSave(state.fields) },
+      { id: template.id, fields: fieldsForSave(sent) },
       {
         onSuccess: () => {
           dispatch({ type: 'saved' })
           toast({ title: 'Fields saved', tone: 'success' })
         },
+        onError: (error) => {
+          const index = refusedFieldIndex(error)
+          const key = index === null ? null : keyAtSaveIndex(sent, index)
+          if (key) revealField(dispatch, key)
+        },
       },
     )
+  }
   const blocker = useBlocker({ shouldBlockFn: () => hasUnsavedChanges(state), enableBeforeUnload: () => hasUnsavedChanges(state), withResolver: true })
 
   return (
@@ -76,7 +86,7 @@ function SaveBar({ template, state, dispatch }: { template: TemplateDetail; stat
         {dirty ? 'Unsaved changes.' : 'All changes saved.'}
         {state.fields.length === 0 && ' A template needs at least one field.'}
       </p>
-      {save.error && <ErrorMessage title="The fields were not saved" error={save.error} />}
+      {save.error && <ErrorMessage title="The fields were not saved" error={saveErrorText(save.error)} />}
       <ConfirmDialog
         open={blocker.status === 'blocked'}
         onOpenChange={(open) => {

@@ -19,6 +19,7 @@ import type { PageFinder, PageTarget } from './FieldBox.tsx'
 import type { PageViewports } from './geometry.ts'
 import { PageOverlay } from './PageOverlay.tsx'
 import { PdfPageView } from './PdfPageView.tsx'
+import { revealField } from './reveal-field.ts'
 import { roleColour } from './role-colours.ts'
 
 export interface TemplateEditorProps {
@@ -214,10 +215,7 @@ function FieldList({ state, dispatch }: { state: EditorState; dispatch: (action:
             <button
               type="button"
               className={cn('w-full rounded px-2 py-1 text-left hover:bg-gray-100', f.key === state.selected && 'bg-brand-50')}
-              onClick={() => {
-                dispatch({ type: 'select', key: f.key })
-                document.querySelector(`[data-field-key="${f.key}"]`)?.scrollIntoView({ block: 'center' })
-              }}
+              onClick={() => revealField(dispatch, f.key)}
             >
               <span className="mr-2 inline-block size-2.5 rounded-full" style={{ background: roleColour(f.role).border }} aria-hidden="true" />
               {fieldTypeName(f.type)}, {partyLabel(f.role)}, page {f.page}

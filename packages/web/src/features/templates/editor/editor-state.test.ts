@@ -5,6 +5,7 @@ import {
   fieldAccessibleName,
   fieldsForSave,
   hasUnsavedChanges,
+  keyAtSaveIndex,
   MIN_FIELD_SIZE,
   type EditorAction,
   type EditorState,
@@ -135,6 +136,20 @@ describe('the field editor state', () => {
     const onPage2 = { ...signature, page: 2, y: 10 }
     const state = loaded([onPage2, lower, signature])
     expect(fieldsForSave(state.fields)).toEqual([signature, lower, onPage2])
+  })
+
+  it('finds the field a refusal counts by its place in the saved list, whatever the order on screen', () => {
+    const lower = { ...signature, y: 700 }
+    const onPage2 = { ...signature, page: 2, y: 10 }
+    const state = loaded([onPage2, lower, signature])
+    expect([0, 1, 2, 3].map((index) => keyAtSaveIndex(state.fields, index))).toEqual(['f3', 'f2', 'f1', null])
+  })
+
+  it('selects only a field that is there', () => {
+    const state = loaded()
+    expect(run(state, { type: 'select', key: 'f1' }).selected).toBe('f1')
+    expect(run(state, { type: 'select', key: 'f1' }, { type: 'select', key: 'f9' }).selected).toBe('f1')
+    expect(run(state, { type: 'select', key: 'f1' }, { type: 'select', key: null }).selected).toBeNull()
   })
 
   it('names a field box for assistive technology', () => {

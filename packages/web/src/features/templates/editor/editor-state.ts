@@ -130,6 +130,8 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       return withHistory(state, [...state.fields, field], { selected: key, nextKey: state.nextKey + 1 })
     }
     case 'select':
+      // A field deleted since (while a save was on its way) cannot be selected.
+      if (action.key !== null && !state.fields.some((f) => f.key === action.key)) return state
       return state.selected === action.key ? state : { ...state, selected: action.key }
     case 'place': {
       const target = action.page ?? state.fields.find((f) => f.key === action.key)?.page ?? 0
@@ -186,9 +188,17 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
 const keepSelection = (fields: EditorField[], selected: string | null): string | null =>
   selected !== null && fields.some((f) => f.key === selected) ? selected : null
 
+/** The fields in the order a save sends them: by page, then reading order. */
+const inSaveOrder = (fields: EditorField[]): EditorField[] => [...fields].sort((a, b) => a.page - b.page || a.y - b.y || a.x - b.x)
+
 /** The fields as the API takes them (PUT /templates/{id}/fields), in page and reading order. */
 export function fieldsForSave(fields: EditorField[]): TemplateField[] {
-  return [...fields].sort((a, b) => a.page - b.page || a.y - b.y || a.x - b.x).map(({ key: _key, ...field }) => field)
+  return inSaveOrder(fields).map(({ key: _key, ...field }) => field)
+}
+
+/** The key of the field a save of `fields` sent at `index` (the server's errors count the list it was sent: /fields/3), or null. */
+export function keyAtSaveIndex(fields: EditorField[], index: number): string | null {
+  return inSaveOrder(fields)[index]?.key ?? null
 }
 
 /** Whether the fields differ from the last loaded or saved ones (an undo back to them counts as clean). */
