@@ -84,7 +84,11 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       servers: [{ url: config.publicUrl }],
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: sgn_live_…' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API key: sgn_live_…. A read-only key (scopes ["read"]) may only GET; any other method is 403 insufficient_scope.',
+          },
           sessionCookie: {
             type: 'apiKey',
             in: 'cookie',

@@ -21,6 +21,8 @@ export const STATUS_BY_CODE = {
   /** A paid plan reached the monthly spend cap its owner set: raising the cap, not upgrading, lets it send. */
   spend_cap_reached: 402,
   forbidden: 403,
+  /** The credential lacks the scope the request needs: a read-only API key asked to change something. */
+  insufficient_scope: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

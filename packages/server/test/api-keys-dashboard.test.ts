@@ -28,6 +28,7 @@ interface CreatedKey {
   name: string
   prefix: string
   api_key: string
+  scopes: string[]
   created_at: string
 }
 
@@ -62,6 +63,7 @@ describe('named keys from the dashboard', () => {
       name: 'CRM integration',
       prefix: created.api_key.slice(0, 17),
       api_key: expect.stringMatching(/^sgn_live_[0-9a-f]{64}$/) as unknown,
+      scopes: ['read', 'write'],
       created_at: expect.any(String) as unknown,
     })
     expect((await useKey(created.api_key)).status).toBe(200)
@@ -72,6 +74,7 @@ describe('named keys from the dashboard', () => {
       id: created.id,
       name: 'CRM integration',
       prefix: created.prefix,
+      scopes: ['read', 'write'],
       created_at: created.created_at,
       revoked_at: null,
       created_by: { name: 'Olive Owner', email: owner.email },

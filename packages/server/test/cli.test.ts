@@ -182,8 +182,9 @@ describe('CLI against a running server', () => {
   test(
     'key create adds a second key; key revoke disables only that one',
     async () => {
-      const { api_key: second } = await runCliJson<{ api_key: string }>(dataDir, ['key', 'create', '--org', org.org_id])
+      const { api_key: second, scopes } = await runCliJson<{ api_key: string; scopes: string[] }>(dataDir, ['key', 'create', '--org', org.org_id])
       expect(second).toMatch(API_KEY)
+      expect(scopes).toEqual(['read', 'write'])
       expect(second).not.toBe(org.api_key)
       expect((await templates(second)).total).toBe(2)
 
@@ -197,6 +198,23 @@ describe('CLI against a running server', () => {
       const again = await runCli(dataDir, ['key', 'revoke', '--org', org.org_id, '--prefix', prefix])
       expect(again).toMatchObject({ code: 1, stdout: '' })
       expect(again.stderr).toContain(`No active key with prefix ${prefix}`)
+    },
+    TIMEOUT_MS,
+  )
+
+  test(
+    'key create --scope read makes a read-only key: it reads, and any change is 403 insufficient_scope',
+    async () => {
+      const created = await runCliJson<{ api_key: string; scopes: string[] }>(dataDir, ['key', 'create', '--org', org.org_id, '--scope', 'read'])
+      expect(created).toEqual({ api_key: expect.stringMatching(API_KEY) as unknown, scopes: ['read'] })
+      expect((await templates(created.api_key)).total).toBe(2)
+      const refused = await server.request('/api/v1/documents', { method: 'POST', key: created.api_key, json: {} })
+      expect(refused.status).toBe(403)
+      expect(await refused.json()).toEqual({ error: 'This API key is read-only: POST /api/v1/documents needs the write scope.', code: 'insufficient_scope' })
+
+      const wrong = await runCli(dataDir, ['key', 'create', '--org', org.org_id, '--scope', 'write'])
+      expect(wrong).toMatchObject({ code: 1, stdout: '' })
+      expect(wrong.stderr).toContain('Allowed choices are read, read-write')
     },
     TIMEOUT_MS,
   )

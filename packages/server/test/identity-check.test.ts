@@ -361,6 +361,7 @@ describe('the seams: document cipher and identity verifier', () => {
         ip: null,
         userAgent: null,
         user: { id: owner.userId, email: owner.email, name: owner.name, role: 'owner', isOperator: false },
+        scopes: ['read', 'write'],
       },
     )
     const view = await submitIdentityCheck({ ...server.services, identityVerifier: instant }, actor, {

@@ -1,5 +1,5 @@
 import type { Principal } from './principal.ts'
-import type { WorkspaceRole } from '../db/schema.ts'
+import { SCOPES, type Scope, type WorkspaceRole } from '../db/schema.ts'
 
 /** The doors a request comes through. Declared once: metering, audit and the certificate page read it from the Actor. */
 export const CHANNELS = ['rest', 'mcp', 'dashboard', 'cli'] as const
@@ -26,6 +26,8 @@ export interface Actor extends Principal {
   userAgent: string | null
   /** The signed-in person when the door is the dashboard (a session); null for keys, agents and the CLI. */
   user: ActingUser | null
+  /** What the caller may do (actors/scopes.ts): an API key's own scopes; a session and the operator have every scope. */
+  scopes: readonly Scope[]
 }
 
 /** A dashboard user acting in one of their workspaces, with their role there. */
@@ -63,4 +65,13 @@ export function auditedActor(actor: Actor) {
 
 /** The instance's operator acting for an org from the command line (benchmarks and the admin CLI). */
 export const operatorActor = (principal: Principal): Actor =>
-  actorFor(principal, { channel: 'cli', authMethod: 'operator', agentTriggered: false, clientName: null, ip: null, userAgent: null, user: null })
+  actorFor(principal, {
+    channel: 'cli',
+    authMethod: 'operator',
+    agentTriggered: false,
+    clientName: null,
+    ip: null,
+    userAgent: null,
+    user: null,
+    scopes: SCOPES,
+  })

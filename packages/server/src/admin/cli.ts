@@ -4,7 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander'
 import { ConfigError, loadConfig, type Config } from '../config.ts'
 import { AppError } from '../errors.ts'
 import { PLANS } from '../db/plans.ts'
-import { WORKSPACE_ROLES, type WorkspaceRole } from '../db/schema.ts'
+import { WORKSPACE_ROLES, type Scope, type WorkspaceRole } from '../db/schema.ts'
 import { MAX_SPEND_CAP_CENTS, PERIOD_PATTERN } from '../billing/plans.ts'
 import type { AdminCommand } from './commands.ts'
 import { adminSocketPath } from './socket-path.ts'
@@ -173,10 +173,17 @@ org
   })
 
 const key = program.command('key').description('API keys')
+/** --scope's choices: a key reads, or reads and writes (a key that writes also reads: api-keys/manage-api-keys.ts). */
+const KEY_SCOPES = { read: ['read'], 'read-write': ['read', 'write'] } as const satisfies Record<string, readonly Scope[]>
 key
   .command('create')
   .requiredOption('--org <org_id>', 'org id')
-  .action((opts: { org: string }) => run({ name: 'key.create', orgId: opts.org }))
+  .addOption(
+    new Option('--scope <scope>', 'read: documents and usage only; read-write: also send, seal and manage')
+      .choices(Object.keys(KEY_SCOPES))
+      .default('read-write'),
+  )
+  .action((opts: { org: string; scope: keyof typeof KEY_SCOPES }) => run({ name: 'key.create', orgId: opts.org, scopes: [...KEY_SCOPES[opts.scope]] }))
 key
   .command('revoke')
   .requiredOption('--org <org_id>', 'org id')

@@ -7,7 +7,7 @@ import { setSpendCap } from '../billing/spend-cap.ts'
 import { usageReport } from '../billing/usage.ts'
 import { createUserAsOperator, disableUser, enableUser, listUsers, promoteUser } from '../accounts/admin-users.ts'
 import { resetTwoFactor } from '../accounts/two-factor/operator-reset.ts'
-import { IDENTITY_CHECK_STATUSES, outboundEmails, PLANS, WORKSPACE_ROLES } from '../db/schema.ts'
+import { IDENTITY_CHECK_STATUSES, outboundEmails, PLANS, SCOPES, WORKSPACE_ROLES } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { compileStrict, describeValidationErrors } from '../lib/validation.ts'
 import { recordIdentityCheck } from '../orgs/identity.ts'
@@ -26,7 +26,10 @@ const Id = Type.String({ minLength: 1 })
 export const AdminCommand = Type.Union([
   Type.Object({ name: Type.Literal('org.create'), orgName: Type.String(), plan: Plan }, { additionalProperties: false }),
   Type.Object({ name: Type.Literal('org.set-plan'), orgId: Id, plan: Plan }, { additionalProperties: false }),
-  Type.Object({ name: Type.Literal('key.create'), orgId: Id }, { additionalProperties: false }),
+  Type.Object(
+    { name: Type.Literal('key.create'), orgId: Id, scopes: Type.Optional(Type.Array(Type.Enum(SCOPES), { minItems: 1, uniqueItems: true })) },
+    { additionalProperties: false },
+  ),
   Type.Object({ name: Type.Literal('key.revoke'), orgId: Id, prefix: Id }, { additionalProperties: false }),
   Type.Object(
     {
@@ -120,8 +123,8 @@ export async function executeAdminCommand(services: AdminServices, command: Admi
       return result
     }
     case 'key.create': {
-      const { api_key } = await createOrgApiKey(db, command.orgId)
-      return { api_key }
+      const { api_key, scopes } = await createOrgApiKey(db, command.orgId, command.scopes)
+      return { api_key, scopes }
     }
     case 'key.revoke': {
       const result = await revokeApiKey(db, { orgId: command.orgId, prefix: command.prefix }, services.clock.now())

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import { SCOPES } from '../actors/scopes.ts'
 import { NullableTimestamp, Timestamp } from '../lib/schemas.ts'
 import { displayName } from '../lib/visible-text.ts'
 
@@ -6,8 +7,17 @@ export const MAX_KEY_NAME_LENGTH = 100
 
 export const ApiKeyIdParams = Type.Object({ id: Type.String({ description: 'an API key id (UUID), as listed by GET /keys' }) }, { additionalProperties: false })
 
+const Scopes = Type.Array(Type.Enum(SCOPES), {
+  minItems: 1,
+  uniqueItems: true,
+  description: 'what the key may do: read (documents, templates, webhooks and usage) and write (send, void, seal and manage)',
+})
+
 export const CreateApiKeyBody = Type.Object(
-  { name: displayName(Type.String({ minLength: 1, maxLength: MAX_KEY_NAME_LENGTH, description: 'what the key is for, e.g. "CRM integration"' })) },
+  {
+    name: displayName(Type.String({ minLength: 1, maxLength: MAX_KEY_NAME_LENGTH, description: 'what the key is for, e.g. "CRM integration"' })),
+    scopes: Type.Optional({ ...Scopes, description: '["read"] for a read-only key, or ["read", "write"] (the default)' }),
+  },
   { additionalProperties: false },
 )
 
@@ -19,6 +29,7 @@ export const ApiKeyCreated = Type.Object(
     name: Type.String(),
     prefix: Prefix,
     api_key: Type.String({ description: 'the key itself, shown only in this response: only its SHA-256 is stored' }),
+    scopes: Scopes,
     created_at: Timestamp,
   },
   { additionalProperties: false },
@@ -29,6 +40,7 @@ export const ApiKeyView = Type.Object(
     id: Type.String({ format: 'uuid' }),
     name: Type.Union([Type.String(), Type.Null()], { description: 'null for keys made by the operator CLI' }),
     prefix: Prefix,
+    scopes: Scopes,
     created_at: Timestamp,
     last_used_at: { ...NullableTimestamp, description: 'when the key last authenticated a request (kept to the minute)' },
     revoked_at: NullableTimestamp,

@@ -6,7 +6,8 @@ import { AppError, notFound } from '../errors.ts'
 import { digestsEqual, sha256Hex } from '../lib/crypto.ts'
 import { preparedPer } from '../lib/prepared.ts'
 import { requireOrg } from '../orgs/require-org.ts'
-import type { Principal } from '../actors/principal.ts'
+import type { Grant } from '../actors/principal.ts'
+import type { Scope } from '../actors/scopes.ts'
 import type { FailedKeyLookups } from './failed-key-lookups.ts'
 import { PRINCIPALS_CHANGED_CHANNEL, type PrincipalCache } from './principal-cache.ts'
 
@@ -24,24 +25,40 @@ export interface IssuedApiKey {
   api_key: string
   prefix: string
   createdAt: Date
+  scopes: Scope[]
 }
 
-/** Issues a key for the org; `named` says what it is for and who made it (keys made in the dashboard). */
-export async function createApiKey(db: Db, orgId: string, named?: { name: string; createdByUserId: string }): Promise<IssuedApiKey> {
+/**
+ * Issues a key for the org; `named` says what it is for and who made it (keys made in the dashboard).
+ * Without `scopes` the key may read and write, as every key could before scopes existed.
+ */
+export async function createApiKey(
+  db: Db,
+  orgId: string,
+  options: { named?: { name: string; createdByUserId: string }; scopes?: readonly Scope[] | undefined } = {},
+): Promise<IssuedApiKey> {
   const apiKey = API_KEY_PREFIX + randomBytes(32).toString('hex')
   const prefix = apiKey.slice(0, PUBLIC_PREFIX_LENGTH)
+  const { named } = options
   const [row] = await db
     .insert(apiKeys)
-    .values({ orgId, prefix, keyHash: sha256Hex(apiKey), name: named?.name ?? null, createdByUserId: named?.createdByUserId ?? null })
-    .returning({ id: apiKeys.id, createdAt: apiKeys.createdAt })
+    .values({
+      orgId,
+      prefix,
+      keyHash: sha256Hex(apiKey),
+      name: named?.name ?? null,
+      createdByUserId: named?.createdByUserId ?? null,
+      ...(options.scopes ? { scopes: [...options.scopes] } : {}),
+    })
+    .returning({ id: apiKeys.id, createdAt: apiKeys.createdAt, scopes: apiKeys.scopes })
   if (!row) throw new Error('insert returned no row')
-  return { id: row.id, api_key: apiKey, prefix, createdAt: row.createdAt }
+  return { id: row.id, api_key: apiKey, prefix, createdAt: row.createdAt, scopes: row.scopes }
 }
 
-/** Creates an additional key for an existing org. */
-export async function createOrgApiKey(db: Db, orgId: string): Promise<IssuedApiKey> {
+/** Creates an additional key for an existing org (the operator CLI). */
+export async function createOrgApiKey(db: Db, orgId: string, scopes?: readonly Scope[]): Promise<IssuedApiKey> {
   await requireOrg(db, orgId)
-  return createApiKey(db, orgId)
+  return createApiKey(db, orgId, { scopes })
 }
 
 /** Tells every server process (on commit of `tx`) to forget the principals it has cached. */
@@ -71,7 +88,7 @@ export async function revokeApiKey(db: Db, input: { orgId: string; prefix: strin
 
 const activeKeyByHash = preparedPer((db) =>
   db
-    .select({ keyHash: apiKeys.keyHash, orgId: orgs.id, orgName: orgs.name, plan: orgs.plan })
+    .select({ keyHash: apiKeys.keyHash, scopes: apiKeys.scopes, orgId: orgs.id, orgName: orgs.name, plan: orgs.plan })
     .from(apiKeys)
     .innerJoin(orgs, eq(orgs.id, apiKeys.orgId))
     .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
@@ -85,12 +102,12 @@ export interface KeyPresenter {
 }
 
 /**
- * Resolves a presented key to its org; any unknown, malformed or revoked key is the same 401.
+ * Resolves a presented key to its org and scopes; any unknown, malformed or revoked key is the same 401.
  * A presenter whose lookups keep failing gets 429 before the database is asked; a key this
  * process recently authenticated (the cache) still works, so valid clients sharing that
  * address (a NAT, an office) are not locked out by a misconfigured neighbour.
  */
-export async function authenticateApiKey(services: { db: Db; principals: PrincipalCache }, presented: string, presenter: KeyPresenter): Promise<Principal> {
+export async function authenticateApiKey(services: { db: Db; principals: PrincipalCache }, presented: string, presenter: KeyPresenter): Promise<Grant> {
   // Built only when thrown: an Error's stack trace costs more than the cached lookup.
   const invalidKey = () => new AppError('invalid_api_key', 'Invalid API key.')
   if (!API_KEY_PATTERN.test(presented)) throw invalidKey()
@@ -116,8 +133,8 @@ export async function authenticateApiKey(services: { db: Db; principals: Princip
     presenter.failedLookups.recordFailure(presenter.ip)
     throw invalidKey()
   }
-  const principal = { orgId: row.orgId, orgName: row.orgName, plan: row.plan }
-  services.principals.set(presentedHash, principal, generation)
+  const grant = { principal: { orgId: row.orgId, orgName: row.orgName, plan: row.plan }, scopes: row.scopes }
+  services.principals.set(presentedHash, grant, generation)
   services.principals.uses.note(presentedHash)
-  return principal
+  return grant
 }

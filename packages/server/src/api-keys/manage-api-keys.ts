@@ -1,8 +1,9 @@
 import { and, desc, eq, isNull } from 'drizzle-orm'
 import type { Actor } from '../actors/actor.ts'
+import { SCOPES, type Scope } from '../actors/scopes.ts'
 import { requireManager, requireSignedIn } from '../accounts/roles.ts'
 import { apiKeys, users } from '../db/schema.ts'
-import { invalid, notFound } from '../errors.ts'
+import { invalid, notFound, validationFailed } from '../errors.ts'
 import { isUuid } from '../lib/ids.ts'
 import type { Db } from '../db/client.ts'
 import type { Services } from '../services.ts'
@@ -33,6 +34,7 @@ export async function listApiKeys(db: Db, actor: Actor): Promise<ApiKeyList> {
       id: key.id,
       name: key.name,
       prefix: key.prefix,
+      scopes: key.scopes,
       created_at: key.createdAt.toISOString(),
       last_used_at: key.lastUsedAt?.toISOString() ?? null,
       revoked_at: key.revokedAt?.toISOString() ?? null,
@@ -41,12 +43,23 @@ export async function listApiKeys(db: Db, actor: Actor): Promise<ApiKeyList> {
   }
 }
 
-export async function createNamedApiKey(db: Db, actor: Actor, input: { name: string }): Promise<ApiKeyCreated> {
+/**
+ * A key reads, or reads and writes (the default, as every key did before scopes). A key that
+ * writes but cannot read what it sent has no use; the schema has already refused unknown,
+ * repeated and missing scopes. Stored in SCOPES' order.
+ */
+function keyScopes(requested: readonly Scope[] | undefined): Scope[] {
+  if (requested === undefined) return [...SCOPES]
+  if (!requested.includes('read')) throw validationFailed('scopes must include read: a key that can write can also read.', '/scopes')
+  return SCOPES.filter((scope) => requested.includes(scope))
+}
+
+export async function createNamedApiKey(db: Db, actor: Actor, input: { name: string; scopes?: readonly Scope[] }): Promise<ApiKeyCreated> {
   const user = requireKeyManager(actor)
   const name = input.name.trim().replace(/\s+/g, ' ')
   if (name.length === 0 || name.length > MAX_KEY_NAME_LENGTH) throw invalid(`A key's name must be 1 to ${MAX_KEY_NAME_LENGTH} characters.`)
-  const key = await createApiKey(db, actor.orgId, { name, createdByUserId: user.id })
-  return { id: key.id, name, prefix: key.prefix, api_key: key.api_key, created_at: key.createdAt.toISOString() }
+  const key = await createApiKey(db, actor.orgId, { named: { name, createdByUserId: user.id }, scopes: keyScopes(input.scopes) })
+  return { id: key.id, name, prefix: key.prefix, api_key: key.api_key, scopes: key.scopes, created_at: key.createdAt.toISOString() }
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Principal } from '../actors/principal.ts'
+import type { Grant } from '../actors/principal.ts'
 import { KeyUses } from './key-uses.ts'
 
 /** The NOTIFY channel on which any process announces that cached principals may be stale. */
@@ -8,13 +8,13 @@ const TTL_MS = 60_000
 const MAX_ENTRIES = 10_000
 
 /**
- * Key hash → Principal, so most authenticated requests skip the key lookup. Correctness
+ * Key hash → what the key grants (its org and scopes), so most authenticated requests skip the key lookup. Correctness
  * comes from invalidation, not the TTL: every change to keys or orgs NOTIFYs
  * PRINCIPALS_CHANGED_CHANNEL in its transaction and every process clears its cache on it.
  * While notifications cannot be received (listener connection down) nothing is cached.
  */
 export class PrincipalCache {
-  private readonly entries = new Map<string, { principal: Principal; expiresAt: number }>()
+  private readonly entries = new Map<string, { grant: Grant; expiresAt: number }>()
   private live = false
   /** Bumped on every invalidation, so a lookup that raced one cannot store what it read before it. */
   private generation = 0
@@ -25,14 +25,14 @@ export class PrincipalCache {
     this.uses = new KeyUses(now)
   }
 
-  get(keyHash: string): Principal | undefined {
+  get(keyHash: string): Grant | undefined {
     const entry = this.entries.get(keyHash)
     if (!entry) return undefined
     if (entry.expiresAt <= this.now()) {
       this.entries.delete(keyHash)
       return undefined
     }
-    return entry.principal
+    return entry.grant
   }
 
   /** Call before reading the database; pass the value to set(). */
@@ -40,10 +40,10 @@ export class PrincipalCache {
     return this.generation
   }
 
-  set(keyHash: string, principal: Principal, readAtGeneration: number): void {
+  set(keyHash: string, grant: Grant, readAtGeneration: number): void {
     if (!this.live || readAtGeneration !== this.generation) return
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear()
-    this.entries.set(keyHash, { principal, expiresAt: this.now() + TTL_MS })
+    this.entries.set(keyHash, { grant, expiresAt: this.now() + TTL_MS })
   }
 
   clear(): void {

@@ -27,6 +27,10 @@ const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'dat
 
 export { PLANS, type Plan } from './plans.ts'
 
+/** What a credential may do (actors/scopes.ts checks them): read documents and usage, or send, seal and manage. */
+export const SCOPES = ['read', 'write'] as const
+export type Scope = (typeof SCOPES)[number]
+
 export const orgs = pgTable('orgs', {
   id: uuid('id').primaryKey().defaultRandom(),
   name: text('name').notNull(),
@@ -122,6 +126,11 @@ export const apiKeys = pgTable(
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
     /** The dashboard user who created it (null: the operator CLI). */
     createdByUserId: uuid('created_by_user_id').references(() => users.id),
+    /** What the key may do; keys made before scopes existed keep both. */
+    scopes: text('scopes', { enum: SCOPES })
+      .array()
+      .notNull()
+      .default(sql`'{read,write}'`),
   },
   (t) => [uniqueIndex('api_keys_key_hash').on(t.keyHash), index('api_keys_org_prefix').on(t.orgId, t.prefix)],
 )

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { actorFor, type Actor } from '../actors/actor.ts'
 import type { Principal } from '../actors/principal.ts'
+import { requireScope, SCOPES, type Scope } from '../actors/scopes.ts'
 import { authenticateApiKey } from '../api-keys/api-keys.ts'
 import { FailedKeyLookups } from '../api-keys/failed-key-lookups.ts'
 import { authenticateSession, type SignedInSession } from '../accounts/sessions.ts'
@@ -13,6 +14,8 @@ declare module 'fastify' {
     principal: Principal | null
     /** The dashboard session the request came with (routes behind apiAuth), or null for a key. */
     userSession: SignedInSession | null
+    /** What the caller may do: the key's scopes, or every scope for a dashboard session. */
+    scopes: readonly Scope[]
   }
 }
 
@@ -44,21 +47,35 @@ export function apiKeyAuth(services: AuthServices) {
     const key = presentedKey(request)
     if (!key) throw new AppError('missing_api_key', MISSING_KEY)
     request.userSession = null
-    request.principal = await authenticateApiKey(services, key, { ip: request.ip, failedLookups })
+    const grant = await authenticateApiKey(services, key, { ip: request.ip, failedLookups })
+    request.principal = grant.principal
+    request.scopes = grant.scopes
   }
 }
 
 /**
+ * The scope a key needs for a /api/v1 route: read for GET and HEAD, write for any other method.
+ * Decided here for every route, so a new route cannot forget it; no POST of the API only reads
+ * (one that did would need a per-route exception here).
+ */
+const keyScopeOf = (request: FastifyRequest): Scope => (request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write')
+
+/**
  * onRequest hook for /api/v1: an API key when one is presented (the key wins, so a key-using
  * client on a browser with a dashboard cookie acts as the key's org), else the dashboard's
- * session cookie. With a session the principal is the session's selected workspace, and a
- * state-changing request must pass the Origin check (CSRF).
+ * session cookie. A key must hold the route's scope (keyScopeOf), checked before the body is
+ * read. With a session the principal is the session's selected workspace, it has every scope,
+ * and a state-changing request must pass the Origin check (CSRF).
  */
 export function apiAuth(services: AuthServices) {
   const keyAuth = apiKeyAuth(services)
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const sessionToken = presentedKey(request) ? undefined : sessionTokenOf(request)
-    if (!sessionToken) return keyAuth(request, reply)
+    if (!sessionToken) {
+      await keyAuth(request, reply)
+      requireScope({ authMethod: 'api_key', scopes: request.scopes }, keyScopeOf(request), `${request.method} ${request.routeOptions.url ?? request.url}`)
+      return
+    }
     // What a session sees is the person's: no cache (browser, proxy) keeps it.
     void reply.header('cache-control', 'no-store')
     const session = await authenticateSession(services, sessionToken)
@@ -68,6 +85,7 @@ export function apiAuth(services: AuthServices) {
     }
     requireSameOrigin(request, services.config, { whenAbsent: 'refuse' })
     request.userSession = session
+    request.scopes = SCOPES
     request.principal = session.workspace ? { orgId: session.workspace.orgId, orgName: session.workspace.orgName, plan: session.workspace.plan } : null
   }
 }
@@ -98,7 +116,7 @@ export function actorOf(request: FastifyRequest, channel: 'rest' | 'mcp' = 'rest
   if (session?.workspace) {
     const { role } = session.workspace
     const user = { id: session.userId, email: session.email, name: session.name, role, isOperator: session.isOperator }
-    return actorFor(principal, { channel: 'dashboard', authMethod: 'session', agentTriggered: false, ...client, user })
+    return actorFor(principal, { channel: 'dashboard', authMethod: 'session', agentTriggered: false, ...client, user, scopes: request.scopes })
   }
-  return actorFor(principal, { channel, authMethod: 'api_key', agentTriggered: channel === 'mcp', ...client, user: null })
+  return actorFor(principal, { channel, authMethod: 'api_key', agentTriggered: channel === 'mcp', ...client, user: null, scopes: request.scopes })
 }

@@ -200,6 +200,8 @@ function describeOne(error: ErrorObject, root: string, unknownNoun: string): str
       return `${fieldPath(root, error.instancePath)} must have at least ${String(params.limit)} item${params.limit === 1 ? '' : 's'}`
     case 'maxItems':
       return `${fieldPath(root, error.instancePath)} must have at most ${String(params.limit)} items`
+    case 'uniqueItems':
+      return `${fieldPath(root, error.instancePath)} must not repeat a value`
     case 'enum':
       return `${fieldPath(root, error.instancePath)} must be one of: ${(params.allowedValues as unknown[]).join(', ')}`
     case 'const':

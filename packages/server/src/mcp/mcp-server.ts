@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, RequestSchema, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
-import { callTool, type Toolbox } from './toolbox.ts'
+import { callTool, toolsFor, type Toolbox } from './toolbox.ts'
 import type { ToolContext } from './tool.ts'
 
 const INSTRUCTIONS =
@@ -26,14 +26,14 @@ const sharedValidator = new AjvJsonSchemaValidator()
 
 /**
  * An MCP server for one HTTP request (the endpoint is stateless): it answers initialize,
- * tools/list and tools/call for the given caller, whose identity the HTTP layer established.
+ * tools/list and tools/call for the given caller, whose identity and scopes the HTTP layer established.
  */
 export function mcpServerFor(toolbox: Toolbox, context: ToolContext, version: string): Server {
   const server = new Server(
     { name: 'signet', title: 'Signet', version },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator },
   )
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolbox.listing }))
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolsFor(toolbox, context.actor) }))
   server.setRequestHandler(AnyToolCall, (request) => {
     // The SDK's tools/call wrapper has validated the call against CallToolRequestSchema before this runs.
     const { name, arguments: args } = (request as CallToolRequest).params

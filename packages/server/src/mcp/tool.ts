@@ -1,5 +1,6 @@
 import type { Static, TObject } from 'typebox'
 import type { Actor } from '../actors/actor.ts'
+import type { Scope } from '../actors/scopes.ts'
 import type { Services } from '../services.ts'
 
 /** What a tool may touch: the same services as a REST route, and who is calling. */
@@ -37,6 +38,8 @@ export interface AgentTool<I extends TObject = TObject, O extends TObject = TObj
   description: string
   input: I
   output: O
+  /** What the caller's credential must allow: read for the tools that only read, write for those that send, void or seal. */
+  scope: Scope
   annotations: ToolAnnotations
   run(context: ToolContext, input: Static<I>): Promise<ToolOutcome<O>>
 }

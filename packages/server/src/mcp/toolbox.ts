@@ -1,6 +1,8 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { ValidateFunction } from 'ajv'
 import { Type } from 'typebox'
+import type { Actor } from '../actors/actor.ts'
+import { hasScope, requireScope, type Scope } from '../actors/scopes.ts'
 import type { Config } from '../config.ts'
 import { ErrorBodySchema } from '../error-bodies.ts'
 import { AppError, validationFailed } from '../errors.ts'
@@ -16,7 +18,7 @@ interface PreparedTool {
 
 /** The agent tools with their validators compiled and their listing built, once per server process. */
 export interface Toolbox {
-  listing: Tool[]
+  listing: { scope: Scope; entry: Tool }[]
   byName: Map<string, PreparedTool>
 }
 
@@ -24,16 +26,26 @@ export function buildToolbox(config: Pick<Config, 'pdfLimits'>): Toolbox {
   const tools = agentTools(config)
   return {
     listing: tools.map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: publishedSchema(tool.input),
-      outputSchema: outputOrErrorSchema(tool),
-      annotations: { title: tool.title, ...tool.annotations },
+      scope: tool.scope,
+      entry: {
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: publishedSchema(tool.input),
+        outputSchema: outputOrErrorSchema(tool),
+        annotations: { title: tool.title, ...tool.annotations },
+      },
     })),
     byName: new Map(tools.map((tool) => [tool.name, { tool, validate: compileStrict(tool.input) }])),
   }
 }
+
+/**
+ * tools/list for a caller: only the tools its scopes allow, so an agent with a read-only key is
+ * not offered tools it would be refused (a call to one by name is still refused: callTool).
+ */
+export const toolsFor = (toolbox: Toolbox, actor: Pick<Actor, 'scopes'>): Tool[] =>
+  toolbox.listing.filter(({ scope }) => hasScope(actor, scope)).map(({ entry }) => entry)
 
 /**
  * A tool's published outputSchema: its result, or the error body an isError result carries as
@@ -66,21 +78,26 @@ function describeAppError(error: AppError): string {
 const TOOL_FAILED = new AppError('internal_error', 'The tool failed because of an error in this service; it has been logged. Try again later.')
 
 /**
- * Runs one tools/call. Whatever the caller got wrong (an unknown tool, arguments the schema
- * refuses, a domain refusal) is a tool result with isError: the REST text, so the model can read
- * it and correct itself, and the REST error body ({error, code, field?}, field a pointer into the
- * arguments) as structuredContent for a program. Only a defect of ours is logged, and even then
- * the agent gets a tool error rather than a broken connection.
+ * Runs one tools/call. Whatever the caller got wrong (an unknown tool, a tool its scopes do not
+ * allow, arguments the schema refuses, a domain refusal) is a tool result with isError: the REST
+ * text, so the model can read it and correct itself, and the REST error body ({error, code,
+ * field?}, field a pointer into the arguments) as structuredContent for a program. Only a defect
+ * of ours is logged, and even then the agent gets a tool error rather than a broken connection.
  */
 export async function callTool(toolbox: Toolbox, context: ToolContext, name: string, args: unknown): Promise<CallToolResult> {
   const prepared = toolbox.byName.get(name)
-  if (!prepared) return errorResult(new AppError('not_found', `Unknown tool "${name}". The tools are: ${[...toolbox.byName.keys()].join(', ')}.`))
-  const input = args ?? {}
-  if (!prepared.validate(input)) {
-    const { message, field } = validationFailure(prepared.validate.errors, '', 'argument')
-    return errorResult(validationFailed(message, field))
+  if (!prepared) {
+    const names = toolsFor(toolbox, context.actor).map((tool) => tool.name)
+    return errorResult(new AppError('not_found', `Unknown tool "${name}". The tools are: ${names.join(', ')}.`))
   }
+  const input = args ?? {}
   try {
+    // The scope first: a read-only key learns that the tool is not for it, not what its arguments lack.
+    requireScope(context.actor, prepared.tool.scope, `the tool ${name}`)
+    if (!prepared.validate(input)) {
+      const { message, field } = validationFailure(prepared.validate.errors, '', 'argument')
+      throw validationFailed(message, field)
+    }
     const outcome = await prepared.tool.run(context, input as Record<string, unknown>)
     return {
       structuredContent: outcome.structured,

@@ -15,6 +15,7 @@ const actor = (user: ActingUser | null): Actor => ({
   ip: null,
   userAgent: null,
   user,
+  scopes: ['read', 'write'],
 })
 
 describe('role checks', () => {

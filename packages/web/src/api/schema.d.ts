@@ -1311,7 +1311,7 @@ export interface components {
              * @description a stable machine name for the kind of error; act on it, not on the text
              * @enum {string}
              */
-            code: "invalid_request" | "validation_failed" | "invalid_json" | "unauthenticated" | "missing_api_key" | "invalid_api_key" | "payment_required" | "spend_cap_reached" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+            code: "invalid_request" | "validation_failed" | "invalid_json" | "unauthenticated" | "missing_api_key" | "invalid_api_key" | "payment_required" | "spend_cap_reached" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description what went wrong, in a sentence for a person */
             error: string;
             /** @description the JSON pointer (RFC 6901) of the value at fault, e.g. /signers/0/email; on validation errors and domain errors about one field */
@@ -1322,7 +1322,7 @@ export interface components {
              * @description a stable machine name for the kind of error; act on it, not on the text
              * @enum {string}
              */
-            code: "invalid_request" | "validation_failed" | "invalid_json" | "unauthenticated" | "missing_api_key" | "invalid_api_key" | "payment_required" | "spend_cap_reached" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+            code: "invalid_request" | "validation_failed" | "invalid_json" | "unauthenticated" | "missing_api_key" | "invalid_api_key" | "payment_required" | "spend_cap_reached" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description what went wrong, in a sentence for a person */
             error: string;
             /** @description the JSON pointer (RFC 6901) of the value at fault, e.g. /signers/0/email; on validation errors and domain errors about one field */
@@ -3949,6 +3949,8 @@ export interface operations {
                             /** @description sgn_live_ and the first 8 hex characters of the key: how the key is recognised */
                             prefix: string;
                             revoked_at: string | null;
+                            /** @description what the key may do: read (documents, templates, webhooks and usage) and write (send, void, seal and manage) */
+                            scopes: ("read" | "write")[];
                         }[];
                     };
                 };
@@ -3994,6 +3996,8 @@ export interface operations {
                 "application/json": {
                     /** @description what the key is for, e.g. "CRM integration" */
                     name: string;
+                    /** @description ["read"] for a read-only key, or ["read", "write"] (the default) */
+                    scopes?: ("read" | "write")[];
                 };
             };
         };
@@ -4017,6 +4021,8 @@ export interface operations {
                         name: string;
                         /** @description sgn_live_ and the first 8 hex characters of the key: how the key is recognised */
                         prefix: string;
+                        /** @description what the key may do: read (documents, templates, webhooks and usage) and write (send, void, seal and manage) */
+                        scopes: ("read" | "write")[];
                     };
                 };
             };

@@ -71,6 +71,14 @@ export type ApiKeyStatus = 'active' | 'revoked'
 export type WebhookEndpointStatus = 'enabled' | 'disabled'
 
 export const API_KEY_STATUS_LABELS: Record<ApiKeyStatus, string> = { active: 'Active', revoked: 'Revoked' }
+
+type ApiKeyScope = operations['listApiKeys']['responses'][200]['content']['application/json']['keys'][number]['scopes'][number]
+/** A key's scopes as the dashboard offers them: read and write (the default), or read only. */
+export type ApiKeyAccess = 'read-write' | 'read'
+export const API_KEY_ACCESS_LABELS: Record<ApiKeyAccess, string> = { 'read-write': 'Read and write', read: 'Read only' }
+export const API_KEY_ACCESS_SCOPES: Record<ApiKeyAccess, ApiKeyScope[]> = { 'read-write': ['read', 'write'], read: ['read'] }
+/** A key reads, or reads and writes: the server refuses a key that writes without reading. */
+export const apiKeyAccessOf = (scopes: readonly ApiKeyScope[]): ApiKeyAccess => (scopes.includes('write') ? 'read-write' : 'read')
 export const WEBHOOK_ENDPOINT_STATUS_LABELS: Record<WebhookEndpointStatus, string> = { enabled: 'Enabled', disabled: 'Disabled' }
 
 type AuditEventView = operations['getDocumentAudit']['responses'][200]['content']['application/json']['events'][number]

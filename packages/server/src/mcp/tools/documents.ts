@@ -66,6 +66,7 @@ export const createAndSendDocumentTool = defineTool({
     "Counts against the plan's monthly allowance for agent-tool sends.",
   input: CreateAndSendInput,
   output: CreatedOutput,
+  scope: 'write',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   run: async ({ services, actor }, input) => {
     const { signer_email, signer_name, auth_required, signers, ...rest } = input
@@ -109,6 +110,7 @@ export const getDocumentStatusTool = defineTool({
     'When status is completed and signed_pdf_status is ready, call get_signed_file.',
   input: DocumentIdInput,
   output: DocumentView,
+  scope: 'read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: async ({ services, actor }, { document_id }) => ({ structured: await getDocument(services.db, actor, document_id) }),
 })
@@ -121,6 +123,7 @@ export const listDocumentsTool = defineTool({
     'page with limit and offset while has_more is true. Self-sealed documents are hidden from status=completed unless include_self_sealed is true.',
   input: ListDocumentsQuery,
   output: DocumentList,
+  scope: 'read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: async ({ services, actor }, { status, search, include_self_sealed = false, expires_before, limit = 20, offset = 0 }) => ({
     structured: await listDocuments(services.db, actor, {
@@ -142,6 +145,7 @@ export const voidDocumentTool = defineTool({
     'It cannot be undone; a completed, declined, expired or already voided document cannot be voided.',
   input: DocumentIdInput,
   output: VoidResult,
+  scope: 'write',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   run: async ({ services, actor }, { document_id }) => ({ structured: await voidDocument(services, actor, document_id) }),
 })

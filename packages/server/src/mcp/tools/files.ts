@@ -44,6 +44,7 @@ const pdfFileTool = (spec: { name: string; title: string; description: string; p
     description: spec.description,
     input: DocumentIdInput,
     output: FileOutput,
+    scope: 'read',
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: async ({ services, actor }, { document_id }) =>
       fileOutcome(document_id, await spec.get(services, actor, document_id), documentUrl(services.config.publicUrl, document_id, spec.path)),
@@ -80,6 +81,7 @@ export const getBadgeImageTool = defineTool({
     { document_id: Type.String({ format: 'uuid' }), verify_url: Type.String({ format: 'uri', description: 'the public verification page' }) },
     { additionalProperties: false },
   ),
+  scope: 'read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: async ({ services, actor }, { document_id }) => {
     const badge = await getBadgeImage(services, actor, document_id)

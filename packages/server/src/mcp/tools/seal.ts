@@ -77,6 +77,7 @@ export const sealDocumentTool = (maxPdfBytes: number) =>
       { additionalProperties: false },
     ),
     output: SealOutput,
+    scope: 'write',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     run: async ({ services, actor }, input) => {
       const pdf = decodePdf(input.file_base64, maxPdfBytes)

@@ -12,6 +12,7 @@ export const listTemplatesTool = defineTool({
     'Templates are uploaded by people in the dashboard; this tool cannot create them.',
   input: ListTemplatesQuery,
   output: TemplateList,
+  scope: 'read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: async ({ services, actor }, { limit = 500, offset = 0 }) => ({ structured: await listTemplates(services.db, actor, { limit, offset }) }),
 })

@@ -23,6 +23,7 @@ export const getUsageTool = defineTool({
     'Call it before sending or sealing many documents to know whether they will be allowed or billed.',
   input: Type.Object({}, { additionalProperties: false }),
   output: UsageOutput,
+  scope: 'read',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: async ({ services, actor }) => {
     const report = await usageReport(services.db, actor.orgId, periodOf(services.clock.now()))

@@ -9,11 +9,13 @@ import { Field } from '../../components/Field.tsx'
 import { Input } from '../../components/Input.tsx'
 import { PageHeader } from '../../components/PageHeader.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
+import { Select } from '../../components/Select.tsx'
 import { ApiKeyStatusBadge } from '../../components/StatusBadge.tsx'
 import { ActionsTh, TBody, THead, Table, Td, Th, Tr } from '../../components/Table.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { formatDateTime } from '../../lib/format.ts'
 import { fieldErrorText } from '../../lib/people-text.ts'
+import { API_KEY_ACCESS_LABELS, apiKeyAccessOf, type ApiKeyAccess } from '../../lib/vocabulary.ts'
 import { apiKeysQuery, useCreateApiKey, useRevokeApiKey, type ApiKey, type CreatedApiKey } from './queries.ts'
 import { RequireAbility } from './RequireAbility.tsx'
 import { SecretDialog } from './SecretDialog.tsx'
@@ -70,6 +72,7 @@ function Keys({ creating, onCreatingChange }: { creating: boolean; onCreatingCha
                 <Tr>
                   <Th>Name</Th>
                   <Th className="hidden sm:table-cell">Key</Th>
+                  <Th className="hidden sm:table-cell">Access</Th>
                   <Th className="hidden sm:table-cell">Created</Th>
                   <Th className="hidden sm:table-cell">Last used</Th>
                   <ActionsTh />
@@ -83,6 +86,8 @@ function Keys({ creating, onCreatingChange }: { creating: boolean; onCreatingCha
                       <span className="block text-xs text-muted sm:hidden">
                         <code>{key.prefix}…</code>
                         <br />
+                        {API_KEY_ACCESS_LABELS[apiKeyAccessOf(key.scopes)]}
+                        <br />
                         Created {formatDateTime(key.created_at)}
                         <br />
                         Last used {key.last_used_at ? formatDateTime(key.last_used_at) : 'never'}
@@ -91,6 +96,7 @@ function Keys({ creating, onCreatingChange }: { creating: boolean; onCreatingCha
                     <Td className="hidden sm:table-cell">
                       <code className="whitespace-nowrap">{key.prefix}…</code>
                     </Td>
+                    <Td className="hidden whitespace-nowrap sm:table-cell">{API_KEY_ACCESS_LABELS[apiKeyAccessOf(key.scopes)]}</Td>
                     <Td className="hidden whitespace-nowrap sm:table-cell">{formatDateTime(key.created_at)}</Td>
                     <Td className="hidden whitespace-nowrap sm:table-cell">{key.last_used_at ? formatDateTime(key.last_used_at) : 'Never'}</Td>
                     <Td className="text-right">
@@ -130,7 +136,7 @@ function Keys({ creating, onCreatingChange }: { creating: boolean; onCreatingCha
         onClose={() => setCreated(null)}
       >
         <p className="text-sm">
-          <strong>{created?.name}</strong>
+          <strong>{created?.name}</strong> · {created && API_KEY_ACCESS_LABELS[apiKeyAccessOf(created.scopes)]}
         </p>
       </SecretDialog>
       <ConfirmDialog
@@ -152,6 +158,7 @@ function Keys({ creating, onCreatingChange }: { creating: boolean; onCreatingCha
 
 function CreateKeyDialog({ open, onOpenChange, onCreated }: { open: boolean; onOpenChange: (open: boolean) => void; onCreated: (key: CreatedApiKey) => void }) {
   const [name, setName] = useState('')
+  const [access, setAccess] = useState<ApiKeyAccess>('read-write')
   const create = useCreateApiKey()
   return (
     <FormDialog
@@ -165,16 +172,31 @@ function CreateKeyDialog({ open, onOpenChange, onCreated }: { open: boolean; onO
       submitLabel="Create key"
       pending={create.isPending}
       onSubmit={() =>
-        create.mutate(name, {
-          onSuccess: (key) => {
-            setName('')
-            onCreated(key)
+        create.mutate(
+          { name, access },
+          {
+            onSuccess: (key) => {
+              setName('')
+              setAccess('read-write')
+              onCreated(key)
+            },
           },
-        })
+        )
       }
     >
       <Field label="Name" hint="Where the key is used, e.g. “CRM production”." error={fieldErrorText(create.error)} required>
         <Input value={name} onChange={(e) => setName(e.target.value)} maxLength={100} />
+      </Field>
+      <Field
+        className="mt-4"
+        label="Access"
+        hint="A read-only key reads documents and usage; it cannot send, void or seal documents, or change templates and webhooks."
+      >
+        <Select
+          value={access}
+          onValueChange={(value) => setAccess(value as ApiKeyAccess)}
+          options={(Object.keys(API_KEY_ACCESS_LABELS) as ApiKeyAccess[]).map((value) => ({ value, label: API_KEY_ACCESS_LABELS[value] }))}
+        />
       </Field>
     </FormDialog>
   )

@@ -3,6 +3,7 @@ import { api, fetchRaw, unwrap } from '../../api/client.ts'
 import { spendCapQuery, usageKeys, usageQuery } from '../../api/queries.ts'
 import type { operations } from '../../api/schema'
 import { meQuery, type Ability, type WorkspaceRole } from '../../auth/session.ts'
+import { API_KEY_ACCESS_SCOPES, type ApiKeyAccess } from '../../lib/vocabulary.ts'
 import { workspaceRuleQuery } from '../security/index.ts'
 
 /** The settings pages' server state (API keys, webhooks, members, billing, identity check): query keys, queries, mutations and loads. Pages call the API only through here. */
@@ -37,7 +38,8 @@ export const apiKeysQuery = queryOptions({ queryKey: apiKeyKeys.all, queryFn: ()
 export function useCreateApiKey() {
   const queryClient = useQueryClient()
   return useMutation({
-    mutationFn: (name: string) => unwrap(api.POST('/keys', { body: { name } })),
+    mutationFn: ({ name, access }: { name: string; access: ApiKeyAccess }) =>
+      unwrap(api.POST('/keys', { body: { name, scopes: API_KEY_ACCESS_SCOPES[access] } })),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: apiKeyKeys.all })
     },
