@@ -71,6 +71,8 @@ const SEAL_TARGET_MS = 150
 const VERIFY_TARGET_OF_OPENSSL = 0.5
 /** The agent-tool issue's target: an MCP tools/call of get_document_status at ≥ half the REST read's rate. */
 const MCP_VS_REST_TARGET = 0.5
+/** The OAuth issue's target: the same MCP call with an OAuth access token at ≥ 90% of its rate with an API key (the token's lookup as cheap as the key's). */
+const OAUTH_VS_KEY_TARGET = 0.9
 /** What an MCP client sends with every request to the stateless endpoint (protocol 2025-06-18). */
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
 const mcpStatusCall = (documentId: string): string =>
@@ -382,6 +384,7 @@ const READ_VS_ONE_QUERY_TARGET = 0.8
 async function main(): Promise<void> {
   const readVsOneQuery: Record<string, number> = {}
   const mcpVsRest: Record<string, number> = {}
+  const oauthVsKey: Record<string, number> = {}
   const startedAt = new Date()
   const rows: Row[] = []
   const notes: string[] = []
@@ -432,6 +435,10 @@ async function main(): Promise<void> {
           `${label} / MCP get_document_status`,
           spec(`${signet.url}/api/mcp`, 'POST', { ...auth, ...MCP_HEADERS }, mcpStatusCall(signet.documentId)),
         )
+        const mcpOAuth = await runCase(
+          `${label} / MCP get_document_status (OAuth)`,
+          spec(`${signet.url}/api/mcp`, 'POST', { authorization: `Bearer ${signet.oauthAccessToken}`, ...MCP_HEADERS }, mcpStatusCall(signet.documentId)),
+        )
         const create = await runCase(
           `${label} / POST document`,
           spec(`${signet.url}/api/v1/documents`, 'POST', { ...auth, 'content-type': 'application/json' }, signet.createBody),
@@ -441,6 +448,7 @@ async function main(): Promise<void> {
         const ratio = (r: CaseResult) => r.requestsPerSecond / bareRps
         readVsOneQuery[label] = read.requestsPerSecond / oneQuery.requestsPerSecond
         mcpVsRest[label] = mcpStatus.requestsPerSecond / read.requestsPerSecond
+        oauthVsKey[label] = mcpOAuth.requestsPerSecond / mcpStatus.requestsPerSecond
         rows.push(
           { backend: label, name: 'GET /bare (Fastify baseline), before', result: bareBefore, ratio: undefined },
           { backend: label, name: "one prepared select of the document row (the read's floor)", result: oneQuery, ratio: ratio(oneQuery) },
@@ -454,6 +462,7 @@ async function main(): Promise<void> {
           { backend: label, name: 'the same select + leased counter (consumeRateLimit)', result: designs.lease, ratio: ratio(designs.lease) },
           { backend: label, name: 'GET /api/v1/documents/{id}', result: read, ratio: ratio(read) },
           { backend: label, name: 'POST /api/mcp tools/call get_document_status (same document)', result: mcpStatus, ratio: ratio(mcpStatus) },
+          { backend: label, name: 'the same MCP call with an OAuth access token', result: mcpOAuth, ratio: ratio(mcpOAuth) },
           { backend: label, name: 'POST /api/v1/documents', result: create, ratio: ratio(create) },
           { backend: label, name: 'GET /bare (Fastify baseline), after', result: bareAfter, ratio: undefined },
         )
@@ -482,6 +491,14 @@ async function main(): Promise<void> {
       ? `**Target (MCP get_document_status ≥ ${MCP_VS_REST_TARGET * 100}% of GET /api/v1/documents/{id}): not measured**`
       : `**Target (MCP get_document_status ≥ ${MCP_VS_REST_TARGET * 100}% of GET /api/v1/documents/{id} calls per second): ${Object.values(mcpVsRest).every((r) => r >= MCP_VS_REST_TARGET) ? 'met' : 'NOT met'}** — measured ${Object.entries(
           mcpVsRest,
+        )
+          .map(([backend, r]) => `${backend} ${(r * 100).toFixed(0)}%`)
+          .join(', ')}.`
+  const oauthVerdict =
+    Object.keys(oauthVsKey).length === 0
+      ? `**Target (MCP call with an OAuth token ≥ ${OAUTH_VS_KEY_TARGET * 100}% of the same call with an API key): not measured**`
+      : `**Target (MCP get_document_status with an OAuth access token ≥ ${OAUTH_VS_KEY_TARGET * 100}% of the same call with an API key): ${Object.values(oauthVsKey).every((r) => r >= OAUTH_VS_KEY_TARGET) ? 'met' : 'NOT met'}** — measured ${Object.entries(
+          oauthVsKey,
         )
           .map(([backend, r]) => `${backend} ${(r * 100).toFixed(0)}%`)
           .join(', ')}.`
@@ -517,6 +534,8 @@ async function main(): Promise<void> {
     oneQueryVerdict,
     ``,
     mcpVerdict,
+    ``,
+    oauthVerdict,
     ...notes.map((n) => `\n> ${n}`),
     ``,
     `### Method`,
@@ -525,12 +544,12 @@ async function main(): Promise<void> {
     `- The load generator is autocannon ${allFacts.autocannon} in a **separate Node process** (\`bench/load-worker.ts\`, forked per case), so its event loop and GC never share a thread with the server. With ${allFacts.nproc} cores, the server, the load generator and (for the PostgreSQL rows) the PostgreSQL backends still compete for the same CPUs; the CPU column shows how much of one core each used during the measured window, from \`process.cpuUsage()\` and /proc (server = the whole bench process, which includes PGlite's WASM engine in the PGlite rows; postgres = the scratch database's backends plus the server's auxiliary processes; other = everything else on the machine; steal = time the hypervisor withheld). "server CPU µs/req" = the server's CPU time ÷ requests served. Before each case the bench waits (up to BENCH_QUIET_WAIT s) for other load to stop.`,
     `- Each case: ${warmupSeconds} s of the same load (discarded), then ${durationSeconds} s measured with ${connections} keep-alive connections, pipelining ${pipelining}. req/s is autocannon's per-second average; latencies are autocannon's whole-millisecond histogram.`,
     `- The bare baseline is \`GET /bare\` → \`{"hello":"world"}\` on Fastify ${allFacts.fastify} with the same logger configuration as the app. In each backend's section it is measured before and after the app's cases; "vs bare" divides by the mean of the two.`,
-    `- Signet is seeded through \`executeAdminCommand\` (org + API key, one-page template) and one \`POST /api/v1/documents\`. \`GET /api/v1/documents/{id}\` reads that document with its bearer key. The MCP case sends the JSON-RPC \`tools/call\` of \`get_document_status\` for the same document to \`POST /api/mcp\` with the same key (a new stateless MCP server and transport per request, as in production); its target compares it with the REST read. \`POST /api/v1/documents\` creates a single-signer document each request (same body every time), so the POST case also pays for the mail outbox insert and the outbox dispatcher claiming and "delivering" each invitation — through a no-op mailer; no SMTP.`,
+    `- Signet is seeded through \`executeAdminCommand\` (org + API key, one-page template) and one \`POST /api/v1/documents\`. \`GET /api/v1/documents/{id}\` reads that document with its bearer key. The MCP case sends the JSON-RPC \`tools/call\` of \`get_document_status\` for the same document to \`POST /api/mcp\` with the same key (a new stateless MCP server and transport per request, as in production); its target compares it with the REST read. The OAuth case sends the same call with an access token obtained through the whole flow at seeding (dynamic registration, the consent endpoint with an owner's session, the PKCE code exchange); its target compares it with the API-key call. \`POST /api/v1/documents\` creates a single-signer document each request (same body every time), so the POST case also pays for the mail outbox insert and the outbox dispatcher claiming and "delivering" each invitation — through a no-op mailer; no SMTP.`,
     `- PGlite runs on disk in a temporary directory (as \`npm start\` uses \`DATA_DIR/pgdata\`). PostgreSQL runs in a scratch database created on the server named by DATABASE_URL and dropped afterwards; the app's pool is the default (\`max: 10\`).`,
     `- LOG_LEVEL=${logLevel}${logLevel === 'warn' ? ': per-request "incoming request"/"request completed" info lines are not written. Production defaults to info; see the analysis below for what that costs.' : '.'}`,
   ].join('\n')
 
-  process.stdout.write(`\n${table}\n\n${verdict}\n\n${oneQueryVerdict}\n\n${mcpVerdict}\n`)
+  process.stdout.write(`\n${table}\n\n${verdict}\n\n${oneQueryVerdict}\n\n${mcpVerdict}\n\n${oauthVerdict}\n`)
   for (const note of notes) process.stdout.write(`\n${note}\n`)
   if (output !== '-') {
     writeSection(output, 'bench', body)

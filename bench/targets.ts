@@ -25,6 +25,9 @@ import { createServices, type RunningServices } from '../packages/server/src/com
 import { createScratchDatabase } from '../packages/server/test/helpers/postgres.ts'
 import { UNREACHABLE_RATE_LIMITS } from '../packages/server/test/helpers/test-server.ts'
 import { makePdf } from '../packages/server/test/helpers/pdf.ts'
+import { CookieJar, oauthHarness, obtainTokens } from '../packages/server/test/helpers/oauth.ts'
+import { createSignedInUser } from '../packages/server/test/helpers/session.ts'
+import { SESSION_COOKIE } from '../packages/server/src/accounts/sessions.ts'
 
 export const HOST = '127.0.0.1'
 
@@ -70,6 +73,8 @@ export interface SignetTarget extends Target {
   app: FastifyInstance
   services: RunningServices
   apiKey: string
+  /** An OAuth access token of the same org (read and write), obtained through the whole flow: registration, consent, code exchange. */
+  oauthAccessToken: string
   templateId: string
   documentId: string
   /** The body of a single-signer create (POST /api/v1/documents). */
@@ -203,6 +208,12 @@ export async function startSignet(backend: Backend, level: LogLevel): Promise<Si
   const read = await fetch(`${url}/api/v1/documents/${documentId}`, { headers })
   if (read.status !== 200) throw new Error(`seeding GET /api/v1/documents/{id}: ${read.status} ${await read.text()}`)
   await read.arrayBuffer()
+  const owner = await createSignedInUser(services, { orgId: org.org_id, role: 'owner' })
+  const oauth = await obtainTokens(oauthHarness(url, config.publicUrl), new CookieJar({ [SESSION_COOKIE]: owner.cookie }), {
+    allow: true,
+    workspace_id: org.org_id,
+    scopes: ['read', 'write'],
+  })
 
   return {
     url,
@@ -211,6 +222,7 @@ export async function startSignet(backend: Backend, level: LogLevel): Promise<Si
     app,
     services,
     apiKey: org.api_key,
+    oauthAccessToken: oauth.access_token,
     templateId: template.id,
     documentId,
     createBody,

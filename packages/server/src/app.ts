@@ -12,6 +12,7 @@ import { jsonBodyParser, withBodyLimit } from './http/json-body.ts'
 import { accountRoutes } from './http/routes/accounts.ts'
 import { apiKeyRoutes } from './http/routes/api-keys.ts'
 import { bulkSendRoutes } from './http/routes/bulk-send.ts'
+import { connectedAppRoutes } from './http/routes/connected-apps.ts'
 import { billingPageRoutes, billingRoutes } from './http/routes/billing.ts'
 import { dashboardRoutes } from './http/routes/dashboard.ts'
 import { docsRoutes } from './http/routes/docs.ts'
@@ -19,6 +20,7 @@ import { documentRoutes } from './http/routes/documents.ts'
 import { identityCheckRoutes } from './http/routes/identity-check.ts'
 import { mcpRoutes } from './http/routes/mcp.ts'
 import { meRoutes } from './http/routes/me.ts'
+import { oauthRoutes } from './http/routes/oauth.ts'
 import { memberRoutes } from './http/routes/members.ts'
 import { operatorRoutes } from './http/routes/operator.ts'
 import { sealRoutes } from './http/routes/seals.ts'
@@ -124,12 +126,14 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(billingRoutes, { services })
       await api.register(sealRoutes, { services })
       await api.register(apiKeyRoutes, { services })
+      await api.register(connectedAppRoutes, { services })
       await api.register(identityCheckRoutes, { services })
       await api.register(operatorRoutes, { services })
     },
     { prefix: '/api/v1' },
   )
   await app.register(mcpRoutes, { services, version: API_VERSION })
+  await app.register(oauthRoutes, { services })
 
   // Browsers ask for it on every page; the pages name their icon themselves.
   app.get('/favicon.ico', { schema: { hide: true } }, (_request, reply) => reply.status(204).send())

@@ -3,6 +3,7 @@ import type { Clock } from './adapters/clock.ts'
 import { systemClock } from './adapters/clock.ts'
 import { documentCipherFor, instanceKeyFor, secretSealerFor } from './adapters/document-cipher.ts'
 import { manualIdentityVerifier, type IdentityVerifier } from './adapters/identity-verifier.ts'
+import { guardedMetadataFetcher, type MetadataFetcher } from './adapters/metadata-fetcher.ts'
 import type { Mailer } from './adapters/mailer.ts'
 import { logMailer, smtpMailer } from './adapters/mailer.ts'
 import { flushKeyUses, KEY_USE_FLUSH_MS } from './api-keys/key-uses.ts'
@@ -13,6 +14,7 @@ import { startFinalPdfJob } from './documents/final-pdf-job.ts'
 import type { Logger } from './lib/logger.ts'
 import { startBackgroundLoop } from './lib/background-loop.ts'
 import { startMailDispatcher } from './mail/outbox.ts'
+import { deleteExpiredOAuthRecords, OAUTH_SWEEP_MS } from './oauth/storage-adapter.ts'
 import { PdfWork } from './pdf-work/pdf-work.ts'
 import { loadSealer } from './seal/instance-seal.ts'
 import type { NamedTimestampAuthority } from './seal/tsa-chain.ts'
@@ -27,6 +29,7 @@ export interface AdapterOverrides {
   /** Replaces the configured TSA_URL authorities. */
   timestampAuthority?: NamedTimestampAuthority
   identityVerifier?: IdentityVerifier
+  fetchClientMetadata?: MetadataFetcher
 }
 
 export interface RunningServices extends Services {
@@ -62,6 +65,13 @@ export async function createServices(config: Config, database: Database, logger:
     logger,
     work: () => flushKeyUses(database.db, clock, principals.uses),
   })
+  // Expired OAuth codes, tokens and interactions (oauth/storage-adapter.ts).
+  const oauthSweep = startBackgroundLoop({
+    name: 'OAuth records expiry',
+    pollMs: OAUTH_SWEEP_MS,
+    logger,
+    work: () => deleteExpiredOAuthRecords(database.db, clock.now()),
+  })
   return {
     config,
     db: database.db,
@@ -75,10 +85,11 @@ export async function createServices(config: Config, database: Database, logger:
     finalPdfs,
     webhooks,
     identityVerifier: overrides.identityVerifier ?? manualIdentityVerifier,
+    fetchClientMetadata: overrides.fetchClientMetadata ?? guardedMetadataFetcher({ allowPrivate: config.webhookAllowPrivate }),
     identityDocuments: documentCipherFor(instanceKey),
     secrets: secretSealerFor(instanceKey),
     close: async () => {
-      await Promise.all([expiry.stop(), finalPdfs.stop(), webhooks.stop(), keyUses.stop()])
+      await Promise.all([expiry.stop(), finalPdfs.stop(), webhooks.stop(), keyUses.stop(), oauthSweep.stop()])
       await mail.stop()
       await database.close()
     },

@@ -17,6 +17,8 @@ export const STATUS_BY_CODE = {
   unauthenticated: 401,
   missing_api_key: 401,
   invalid_api_key: 401,
+  /** An OAuth access token the MCP endpoint refuses: unknown, expired, revoked or issued for another audience. */
+  invalid_token: 401,
   payment_required: 402,
   /** A paid plan reached the monthly spend cap its owner set: raising the cap, not upgrading, lets it send. */
   spend_cap_reached: 402,

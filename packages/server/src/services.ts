@@ -3,6 +3,7 @@ import type { BlobStore } from './adapters/blob-store.ts'
 import type { Clock } from './adapters/clock.ts'
 import type { DocumentCipher, SecretSealer } from './adapters/document-cipher.ts'
 import type { IdentityVerifier } from './adapters/identity-verifier.ts'
+import type { MetadataFetcher } from './adapters/metadata-fetcher.ts'
 import type { PrincipalCache } from './api-keys/principal-cache.ts'
 import type { Config } from './config.ts'
 import type { Db } from './db/client.ts'
@@ -33,6 +34,8 @@ export interface Services {
   identityVerifier: IdentityVerifier
   /** Encrypts identity documents at rest, each under its own key wrapped with the instance key (IDENTITY_DOCUMENT_KEY or a key file in DATA_DIR). */
   identityDocuments: DocumentCipher
+  /** Fetches OAuth clients' metadata documents (a URL as client_id), through the SSRF guard. */
+  fetchClientMetadata: MetadataFetcher
   /** Encrypts small secrets at rest (TOTP secrets) with the same instance key. */
   secrets: SecretSealer
 }

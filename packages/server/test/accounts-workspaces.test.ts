@@ -98,13 +98,13 @@ describe('members and roles', () => {
 
 describe("/me's abilities", () => {
   const abilitiesOf = async (user: SignedInUser) => (await bodyOf<{ abilities: Record<string, boolean> }>(await user.fetch('/api/v1/me'))).abilities
-  const managerAbilities = { manage_api_keys: true, manage_webhooks: true, manage_billing: true, manage_members: true }
+  const managerAbilities = { manage_api_keys: true, manage_connected_apps: true, manage_webhooks: true, manage_billing: true, manage_members: true }
 
   it('say what each role may do, and the routes agree', async () => {
     const member = await createSignedInUser(server, { orgId: acme.orgId, role: 'member' })
     const admin = await createSignedInUser(server, { orgId: acme.orgId, role: 'admin' })
     const ownerOnly = { manage_owners: true, manage_identity_check: true, require_two_factor: true }
-    const none = { manage_api_keys: false, manage_webhooks: false, manage_billing: false, manage_members: false }
+    const none = { manage_api_keys: false, manage_connected_apps: false, manage_webhooks: false, manage_billing: false, manage_members: false }
     const noOwnerRights = { manage_owners: false, manage_identity_check: false, require_two_factor: false }
 
     expect(await abilitiesOf(owner)).toEqual({ ...managerAbilities, ...ownerOnly, operate_instance: false })
@@ -123,6 +123,7 @@ describe("/me's abilities", () => {
     expect((await leaver.fetch(`/api/v1/members/${leaver.userId}`, { method: 'DELETE' })).status).toBe(204)
     expect(await abilitiesOf(leaver)).toEqual({
       manage_api_keys: false,
+      manage_connected_apps: false,
       manage_webhooks: false,
       manage_billing: false,
       manage_members: false,

@@ -350,7 +350,7 @@ describe('the person, on the Pro plan', BROWSER_WALK, () => {
     const memberPage = await memberContext.newPage()
     await openDashboardPage(memberPage, server, '/settings/members', 'Members')
     const links = await memberPage.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()
-    expect(links).toEqual(['Overview', 'Documents', 'Send', 'Bulk send', 'Templates', 'Billing', 'Identity check', 'Members'])
+    expect(links).toEqual(['Overview', 'Documents', 'Send', 'Bulk send', 'Templates', 'Connected apps', 'Billing', 'Identity check', 'Members'])
     await memberPage.getByRole('row', { name: /Mia Member \(you\)/ }).waitFor()
     expect(await memberPage.getByRole('table', { name: 'Members' }).getByRole('button').count()).toBe(0)
     expect(await memberPage.getByRole('table', { name: 'Members' }).getByRole('combobox').count()).toBe(0)

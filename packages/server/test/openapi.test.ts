@@ -54,6 +54,8 @@ const OPERATIONS = [
   ['get', '/api/v1/keys'],
   ['post', '/api/v1/keys'],
   ['delete', '/api/v1/keys/{id}'],
+  ['get', '/api/v1/connected-apps'],
+  ['delete', '/api/v1/connected-apps/{id}'],
   ['get', '/api/v1/identity-check'],
   ['post', '/api/v1/identity-check'],
   ['get', '/api/v1/operator/orgs'],

@@ -9,6 +9,7 @@ import { AccountPage, accountLoads } from './features/account/index.ts'
 import { ForgotPasswordPage, InvitationPage, LoginPage, ResetPasswordPage, SetupPage, SignUpPage, VerifyEmailPage } from './features/auth/index.ts'
 import { bulkSendLoads, BulkSendPage } from './features/bulk-send/index.ts'
 import { DocumentDetailPage, documentCountsQuery, documentListQuery, documentQuery, DocumentsPage } from './features/documents/index.ts'
+import { ConsentPage, consentLoads } from './features/oauth/index.ts'
 import { operatorLoads, OperatorPage } from './features/operator/index.ts'
 import { OverviewPage, overviewLoads } from './features/overview/index.ts'
 import { SecurityPage, securityLoads } from './features/security/index.ts'
@@ -18,6 +19,8 @@ import {
   apiKeysLoads,
   BillingPage,
   billingLoads,
+  ConnectedAppsPage,
+  connectedAppsLoads,
   IdentityPage,
   identityCheckLoads,
   MembersPage,
@@ -28,7 +31,7 @@ import {
 import { templateEditorLoads, TemplateEditorPage, templatesLoads, TemplatesPage } from './features/templates/index.ts'
 import { AppShell } from './layout/AppShell.tsx'
 import { AuthLayout } from './layout/AuthLayout.tsx'
-import { optionalNumber, optionalString } from './lib/search.ts'
+import { appPathOf, optionalNumber, optionalString } from './lib/search.ts'
 
 /**
  * Every route of the dashboard (served under /app/). Pages read their params with
@@ -46,10 +49,10 @@ const rootRoute = createRootRouteWithContext<RouterContext>()({
 
 const tokenSearch = (search: Record<string, unknown>) => ({ token: optionalString(search, 'token') ?? '' })
 
-/** Log-in and sign-up pages lead a signed-in person into the app. */
-const redirectIfSignedIn = async ({ context }: { context: RouterContext }) => {
+/** Log-in and sign-up pages lead a signed-in person into the app: to the login's `next` (e.g. an app's consent page), else the overview. */
+const redirectIfSignedIn = async ({ context, search }: { context: RouterContext; search: { next?: string } }) => {
   const me = await context.queryClient.ensureQueryData(meQuery).catch(() => null)
-  if (me) throw redirect({ to: '/' })
+  if (me) throw redirect({ to: appPathOf(search.next) ?? '/' })
 }
 
 // Pages one sees without a session.
@@ -72,6 +75,13 @@ const resetPasswordRoute = createRoute({
   component: ResetPasswordPage,
 })
 const invitationRoute = createRoute({ getParentRoute: () => publicLayout, path: 'invite/$token', component: InvitationPage })
+// An app connecting with OAuth: the server sends the browser here during its authorization (no sidebar: the app is waiting).
+const consentRoute = createRoute({
+  getParentRoute: () => publicLayout,
+  path: 'oauth/consent/$uid',
+  loader: ({ context: { queryClient }, params }) => consentLoads(queryClient, params.uid),
+  component: ConsentPage,
+})
 
 // The signed-in app: without a session, sign-up on a fresh instance, else the login page.
 const signedInLayout = createRoute({
@@ -145,6 +155,11 @@ const apiKeysRoute = createRoute({
   loader: ({ context: { queryClient } }) => preload(...apiKeysLoads(queryClient)),
   component: ApiKeysPage,
 })
+const connectedAppsRoute = createRoute({
+  ...child('settings/connected-apps'),
+  loader: ({ context: { queryClient } }) => preload(...connectedAppsLoads(queryClient)),
+  component: ConnectedAppsPage,
+})
 const webhooksRoute = createRoute({
   ...child('settings/webhooks'),
   loader: ({ context: { queryClient } }) => preload(...webhooksLoads(queryClient)),
@@ -184,7 +199,7 @@ const operatorRoute = createRoute({
 })
 
 const routeTree = rootRoute.addChildren([
-  publicLayout.addChildren([setupRoute, signUpRoute, loginRoute, verifyEmailRoute, forgotPasswordRoute, resetPasswordRoute, invitationRoute]),
+  publicLayout.addChildren([setupRoute, signUpRoute, loginRoute, verifyEmailRoute, forgotPasswordRoute, resetPasswordRoute, invitationRoute, consentRoute]),
   signedInLayout.addChildren([
     overviewRoute,
     documentsRoute,
@@ -194,6 +209,7 @@ const routeTree = rootRoute.addChildren([
     templatesRoute,
     templateRoute,
     apiKeysRoute,
+    connectedAppsRoute,
     webhooksRoute,
     billingRoute,
     identityRoute,

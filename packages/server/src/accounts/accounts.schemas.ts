@@ -64,6 +64,7 @@ const ability = (description: string) => Type.Boolean({ description })
 export const Abilities = Type.Object(
   {
     manage_api_keys: ability('create and revoke API keys (owners and admins)'),
+    manage_connected_apps: ability("revoke any app connected with OAuth, not only one's own (owners and admins)"),
     manage_webhooks: ability('add and remove webhook endpoints (owners and admins)'),
     manage_billing: ability('change the spend cap (owners and admins; everyone sees usage)'),
     manage_members: ability('invite members and change or remove them (owners and admins)'),

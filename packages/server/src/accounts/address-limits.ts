@@ -20,7 +20,12 @@ export const tooMany = (message: string, waitSeconds: number): AppError =>
  * per-org API limits: whatever the accounts tried, one address gets RATE_LIMITS sign-in
  * attempts and account-mail requests an hour.
  */
-async function limitAddress(services: LimitServices, policy: (typeof RATE_LIMITS)['signIn' | 'accountMail'], ip: string, message: string): Promise<void> {
+async function limitAddress(
+  services: LimitServices,
+  policy: (typeof RATE_LIMITS)['signIn' | 'accountMail' | 'clientRegistration'],
+  ip: string,
+  message: string,
+): Promise<void> {
   const decision = await consumeRateLimit(services, policy, `address:${clientKey(ip)}`)
   if (!decision.allowed) throw tooMany(message, decision.resetSeconds)
 }
@@ -30,3 +35,6 @@ export const limitSignInAttempts = (services: LimitServices, ip: string): Promis
 
 export const limitAccountMail = (services: LimitServices, ip: string): Promise<void> =>
   limitAddress(services, RATE_LIMITS.accountMail, ip, 'Too many requests for account e-mails from your network.')
+
+export const limitClientRegistrations = (services: LimitServices, ip: string): Promise<void> =>
+  limitAddress(services, RATE_LIMITS.clientRegistration, ip, 'Too many OAuth client registrations from your network.')

@@ -9,6 +9,7 @@ import { revokeInvitationsBeyond } from './invitations.ts'
 import { requireManager, requireSignedIn } from './roles.ts'
 import { firstWorkspaceOf } from './sessions.ts'
 import { lockWorkspace } from './workspace-lock.ts'
+import { revokeGrantsOfMember } from '../oauth/connected-apps.ts'
 
 const LAST_OWNER = 'A workspace needs at least one owner: make someone else owner first.'
 
@@ -92,7 +93,7 @@ export async function updateMember(db: Db, actor: Actor, userId: string, role: W
 /**
  * Removes a member, or lets a member leave (anyone may remove themselves). Their sessions
  * acting in this workspace move to another of theirs, or to none; their pending invitations
- * to it are revoked.
+ * to it are revoked, and so are the apps they connected to it (Connected apps).
  */
 export async function removeMember(db: Db, actor: Actor, userId: string, now: Date): Promise<void> {
   const self = requireSignedIn(actor).id === userId
@@ -103,6 +104,7 @@ export async function removeMember(db: Db, actor: Actor, userId: string, now: Da
     if (member.role === 'owner' && !(await anotherOwnerRemains(tx, actor.orgId, userId))) throw new AppError('conflict', LAST_OWNER)
     await tx.delete(memberships).where(and(eq(memberships.orgId, actor.orgId), eq(memberships.userId, userId)))
     await revokeInvitationsBeyond(tx, actor.orgId, userId, null, now)
+    await revokeGrantsOfMember(tx, actor.orgId, userId)
     const next = await firstWorkspaceOf(tx, userId)
     await tx
       .update(userSessions)

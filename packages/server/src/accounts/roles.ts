@@ -45,6 +45,7 @@ export function requireOperator(actor: Actor): ActingUser {
  */
 export const abilitiesOf = (role: WorkspaceRole | null, isOperator: boolean): Abilities => ({
   manage_api_keys: isManager(role),
+  manage_connected_apps: isManager(role),
   manage_webhooks: isManager(role),
   manage_billing: isManager(role),
   manage_members: isManager(role),

@@ -24,7 +24,7 @@ export interface Actor extends Principal {
   clientName: string | null
   ip: string | null
   userAgent: string | null
-  /** The signed-in person when the door is the dashboard (a session); null for keys, agents and the CLI. */
+  /** The signed-in person when the door is the dashboard (a session), or who granted an OAuth client its access; null for keys and the CLI. */
   user: ActingUser | null
   /** What the caller may do (actors/scopes.ts): an API key's own scopes; a session and the operator have every scope. */
   scopes: readonly Scope[]
@@ -48,7 +48,10 @@ export function actorFor(principal: Principal, how: Omit<Actor, keyof Principal>
 
 /** Who acted, as the audit trail names them: a dashboard user by name and address, else the org (and its client). */
 function actorName(actor: Actor): string {
-  if (actor.user) return `${actor.user.name} <${actor.user.email}> (${actor.orgName})`
+  if (actor.user) {
+    const person = `${actor.user.name} <${actor.user.email}> (${actor.orgName})`
+    return actor.authMethod === 'oauth' && actor.clientName ? `${actor.clientName} for ${person}` : person
+  }
   return actor.clientName ? `${actor.orgName} (${actor.clientName})` : actor.orgName
 }
 

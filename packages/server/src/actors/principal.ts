@@ -1,4 +1,4 @@
-import type { Plan, Scope } from '../db/schema.ts'
+import type { Plan, Scope, WorkspaceRole } from '../db/schema.ts'
 
 /** The org a request acts for, as authentication found it (an API key's org, or the dashboard's selected workspace). */
 export interface Principal {
@@ -11,4 +11,13 @@ export interface Principal {
 export interface Grant {
   principal: Principal
   scopes: readonly Scope[]
+  /** For an OAuth access token: the client it was issued to and the person who granted it. */
+  oauth?: OAuthGrantHolder
+}
+
+/** Who holds an OAuth grant: the client (an AI agent) and the workspace member who allowed it. */
+export interface OAuthGrantHolder {
+  grantId: string
+  clientName: string
+  user: { id: string; email: string; name: string; role: WorkspaceRole; isOperator: boolean }
 }

@@ -101,6 +101,18 @@ export interface KeyPresenter {
   failedLookups: FailedKeyLookups
 }
 
+/** 429 for a presenter whose lookups keep failing, before the database is asked (`what`: "an invalid API key"). */
+export function refuseBrakedPresenter(presenter: KeyPresenter, what: string): void {
+  const waitSeconds = presenter.failedLookups.refusedForSeconds(presenter.ip)
+  if (waitSeconds === undefined) return
+  throw new AppError(
+    'rate_limited',
+    `Too many requests with ${what} from your address. Try again in ${waitSeconds} second${waitSeconds === 1 ? '' : 's'}.`,
+    {},
+    { 'retry-after': String(waitSeconds) },
+  )
+}
+
 /**
  * Resolves a presented key to its org and scopes; any unknown, malformed or revoked key is the same 401.
  * A presenter whose lookups keep failing gets 429 before the database is asked; a key this
@@ -117,15 +129,7 @@ export async function authenticateApiKey(services: { db: Db; principals: Princip
     services.principals.uses.note(presentedHash)
     return cached
   }
-  const waitSeconds = presenter.failedLookups.refusedForSeconds(presenter.ip)
-  if (waitSeconds !== undefined) {
-    throw new AppError(
-      'rate_limited',
-      `Too many requests with an invalid API key from your address. Try again in ${waitSeconds} second${waitSeconds === 1 ? '' : 's'}.`,
-      {},
-      { 'retry-after': String(waitSeconds) },
-    )
-  }
+  refuseBrakedPresenter(presenter, 'an invalid API key')
   const generation = services.principals.currentGeneration()
   const [row] = await activeKeyByHash(services.db).execute({ keyHash: presentedHash })
   // The lookup is by hash; the constant-time check guards against any index-side shortcut.

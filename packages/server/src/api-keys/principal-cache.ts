@@ -8,7 +8,7 @@ const TTL_MS = 60_000
 const MAX_ENTRIES = 10_000
 
 /**
- * Key hash → what the key grants (its org and scopes), so most authenticated requests skip the key lookup. Correctness
+ * Key (or OAuth access token) hash → what it grants (its org and scopes), so most authenticated requests skip the key lookup. Correctness
  * comes from invalidation, not the TTL: every change to keys or orgs NOTIFYs
  * PRINCIPALS_CHANGED_CHANNEL in its transaction and every process clears its cache on it.
  * While notifications cannot be received (listener connection down) nothing is cached.
@@ -40,10 +40,11 @@ export class PrincipalCache {
     return this.generation
   }
 
-  set(keyHash: string, grant: Grant, readAtGeneration: number): void {
+  /** `notAfter` (epoch ms) ends the entry sooner than the TTL: an OAuth access token's own expiry. */
+  set(keyHash: string, grant: Grant, readAtGeneration: number, notAfter = Infinity): void {
     if (!this.live || readAtGeneration !== this.generation) return
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear()
-    this.entries.set(keyHash, { grant, expiresAt: this.now() + TTL_MS })
+    this.entries.set(keyHash, { grant, expiresAt: Math.min(this.now() + TTL_MS, notAfter) })
   }
 
   clear(): void {

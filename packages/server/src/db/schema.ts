@@ -749,3 +749,67 @@ export const accountEvents = pgTable(
   },
   (t) => [index('account_events_user').on(t.userId, t.createdAt.desc()), index('account_events_org').on(t.orgId, t.createdAt.desc())],
 )
+
+/**
+ * The OAuth authorization server's records (oauth/storage-adapter.ts): oidc-provider's sessions,
+ * interactions, authorization codes, access and refresh tokens, grants and registered clients,
+ * one row per model and id. For codes and tokens the id is the credential itself, so only its
+ * SHA-256 is stored (as for every id, so no model can leak one).
+ */
+export const oauthRecords = pgTable(
+  'oauth_records',
+  {
+    model: text('model').notNull(),
+    idHash: text('id_hash').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    /** The grant a code or token belongs to: revoking the grant deletes them all. */
+    grantId: text('grant_id'),
+    /** SHA-256 of a session's uid (oidc-provider finds sessions by it). */
+    uidHash: text('uid_hash'),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+    consumedAt: timestamp('consumed_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.model, t.idHash] }),
+    index('oauth_records_grant').on(t.grantId),
+    index('oauth_records_uid').on(t.uidHash),
+    index('oauth_records_expires').on(t.expiresAt),
+  ],
+)
+
+/**
+ * What a person granted an OAuth client (an AI agent) in one workspace: Settings → Connected
+ * apps. Its id is oidc-provider's grant id; revoking deletes the row, the grant and its tokens.
+ */
+export const connectedApps = pgTable(
+  'connected_apps',
+  {
+    grantId: text('grant_id').primaryKey(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    clientId: text('client_id').notNull(),
+    /** The client's name as it registered it (self-asserted) or as its metadata document says. */
+    clientName: text('client_name').notNull(),
+    clientUri: text('client_uri'),
+    /** What the person allowed, a subset of what the client asked for. */
+    scopes: text('scopes', { enum: SCOPES }).array().notNull(),
+    createdAt: createdAt(),
+    /** When a token of the grant last authenticated a call; written at most about once a minute per process. */
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [index('connected_apps_org').on(t.orgId, t.createdAt.desc())],
+)
+
+/**
+ * The authorization server's own secrets, generated on first start and shared by every process
+ * on the database: the key that signs ID tokens and the keys that sign its cookies.
+ */
+export const oauthServerKeys = pgTable('oauth_server_keys', {
+  id: smallint('id').primaryKey().default(1),
+  keys: jsonb('keys').$type<{ signingJwk: Record<string, unknown>; cookieKeys: string[] }>().notNull(),
+  createdAt: createdAt(),
+})

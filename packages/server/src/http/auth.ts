@@ -1,12 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { actorFor, type Actor } from '../actors/actor.ts'
-import type { Principal } from '../actors/principal.ts'
+import type { Grant, OAuthGrantHolder, Principal } from '../actors/principal.ts'
 import { requireScope, SCOPES, type Scope } from '../actors/scopes.ts'
 import { authenticateApiKey } from '../api-keys/api-keys.ts'
 import { FailedKeyLookups } from '../api-keys/failed-key-lookups.ts'
 import { authenticateSession, type SignedInSession } from '../accounts/sessions.ts'
 import type { Services } from '../services.ts'
 import { AppError } from '../errors.ts'
+import { authenticateAccessToken, looksLikeAccessToken } from '../oauth/access-tokens.ts'
+import { OAUTH_SCOPES, protectedResourceMetadataUrlOf } from '../oauth/oauth-urls.ts'
 import { clearSessionCookie, requireSameOrigin, sessionTokenOf } from './session-cookie.ts'
 
 declare module 'fastify' {
@@ -16,6 +18,8 @@ declare module 'fastify' {
     userSession: SignedInSession | null
     /** What the caller may do: the key's scopes, or every scope for a dashboard session. */
     scopes: readonly Scope[]
+    /** The client and granting person when an OAuth access token authenticated the request (the MCP endpoint). */
+    oauthHolder: OAuthGrantHolder | null
   }
 }
 
@@ -37,11 +41,11 @@ function presentedKey(request: FastifyRequest): string | undefined {
 type AuthServices = Pick<Services, 'db' | 'principals' | 'clock' | 'config'>
 
 /**
- * onRequest hook for keys only (the MCP endpoint): resolves the key to its org before anything
+ * onRequest hook for keys only (apiAuth's key path): resolves the key to its org before anything
  * else runs. The client's address is request.ip: the socket's peer, or what a proxy trusted by
  * TRUST_PROXY says (so behind a proxy TRUST_PROXY must name it, or every client shares the proxy's address).
  */
-export function apiKeyAuth(services: AuthServices) {
+function apiKeyAuth(services: AuthServices) {
   const failedLookups = new FailedKeyLookups(services.config.failedAuthPerMinute, () => services.clock.now().getTime())
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const key = presentedKey(request)
@@ -50,6 +54,39 @@ export function apiKeyAuth(services: AuthServices) {
     const grant = await authenticateApiKey(services, key, { ip: request.ip, failedLookups })
     request.principal = grant.principal
     request.scopes = grant.scopes
+  }
+}
+
+/**
+ * onRequest hook for the MCP endpoint: an API key, or an OAuth access token issued for it. A
+ * refusal carries WWW-Authenticate (RFC 6750, RFC 9728) naming the protected resource metadata
+ * and both scopes, so a client given only the endpoint's URL finds the authorization server.
+ */
+export function mcpAuth(services: AuthServices) {
+  const failedLookups = new FailedKeyLookups(services.config.failedAuthPerMinute, () => services.clock.now().getTime())
+  const metadata = `resource_metadata="${protectedResourceMetadataUrlOf(services.config)}"`
+  const challenge = `Bearer ${metadata}, scope="${OAUTH_SCOPES.join(' ')}"`
+  const invalidChallenge = `Bearer error="invalid_token", ${metadata}`
+  const withChallenge = (error: unknown, value: string): unknown =>
+    error instanceof AppError && error.status === 401
+      ? new AppError(error.code, error.message, error.extra, { ...error.headers, 'www-authenticate': value })
+      : error
+  return async (request: FastifyRequest): Promise<void> => {
+    const presented = presentedKey(request)
+    if (!presented) throw withChallenge(new AppError('missing_api_key', MISSING_KEY), challenge)
+    request.userSession = null
+    let grant: Grant
+    try {
+      const presenter = { ip: request.ip, failedLookups }
+      grant = looksLikeAccessToken(presented)
+        ? await authenticateAccessToken(services, presented, presenter)
+        : await authenticateApiKey(services, presented, presenter)
+    } catch (error) {
+      throw withChallenge(error, invalidChallenge)
+    }
+    request.principal = grant.principal
+    request.scopes = grant.scopes
+    request.oauthHolder = grant.oauth ?? null
   }
 }
 
@@ -112,6 +149,19 @@ export function sessionOf(request: FastifyRequest): SignedInSession {
 export function actorOf(request: FastifyRequest, channel: 'rest' | 'mcp' = 'rest'): Actor {
   const principal = principalOf(request)
   const client = { ip: request.ip, userAgent: request.headers['user-agent'] ?? null, clientName: null }
+  const holder = request.oauthHolder
+  if (holder) {
+    // An agent acting with what a person granted it: audited as the client, for that person.
+    return actorFor(principal, {
+      channel,
+      authMethod: 'oauth',
+      agentTriggered: true,
+      ...client,
+      clientName: holder.clientName,
+      user: holder.user,
+      scopes: request.scopes,
+    })
+  }
   const session = request.userSession
   if (session?.workspace) {
     const { role } = session.workspace

@@ -65,6 +65,8 @@ export const RATE_LIMITS = {
   signIn: { name: 'sign-in', perHour: 100 },
   /** Per client address: sign-ups, password-reset requests and resent verifications, each of which mails someone. */
   accountMail: { name: 'account-mail', perHour: 30 },
+  /** Per client address: OAuth dynamic client registrations (an agent registers once per install). */
+  clientRegistration: { name: 'client-registration', perHour: 30 },
 } as const satisfies Record<string, RateLimitPolicy>
 
 export interface RateLimitDecision {

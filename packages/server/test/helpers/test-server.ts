@@ -10,6 +10,7 @@ import { createLogger } from '../../src/lib/logger.ts'
 import { createServices, type RunningServices } from '../../src/compose-services.ts'
 import { executeAdminCommand } from '../../src/admin/commands.ts'
 import type { Plan } from '../../src/db/schema.ts'
+import type { MetadataFetcher } from '../../src/adapters/metadata-fetcher.ts'
 import type { NamedTimestampAuthority } from '../../src/seal/tsa-chain.ts'
 import { startMailCatcher, type MailCatcher } from './mail-catcher.ts'
 import { makePdf } from './pdf.ts'
@@ -47,6 +48,8 @@ export async function startTestServer(
     clock?: Clock
     env?: NodeJS.ProcessEnv
     timestampAuthority?: NamedTimestampAuthority
+    /** Serves OAuth client metadata documents (a URL client_id) instead of the internet. */
+    fetchClientMetadata?: MetadataFetcher
     /** Where the server's log goes (with env LOG_LEVEL); by default nowhere (LOG_LEVEL silent). */
     logStream?: DestinationStream
   } = {},
@@ -64,8 +67,8 @@ export async function startTestServer(
     ...options.env,
   })
   const database = await openDatabase(databaseUrl ? { databaseUrl } : { inMemory: true })
-  const { clock, timestampAuthority } = options
-  const services = await createServices(config, database, createLogger(config, options.logStream), { clock, timestampAuthority })
+  const { clock, timestampAuthority, fetchClientMetadata } = options
+  const services = await createServices(config, database, createLogger(config, options.logStream), { clock, timestampAuthority, fetchClientMetadata })
   const app = await buildApp(services)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`

@@ -242,6 +242,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/connected-apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's OAuth grants (apps such as AI agents connected with OAuth), newest first */
+        get: operations["listConnectedApps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/connected-apps/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an OAuth grant: its access and refresh tokens stop working at once */
+        delete: operations["revokeConnectedApp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/documents": {
         parameters: {
             query?: never;
@@ -1311,7 +1345,7 @@ export interface components {
              * @description a stable machine name for the kind of error; act on it, not on the text
              * @enum {string}
              */
-            code: "invalid_request" | "validation_failed" | "invalid_json" | "unauthenticated" | "missing_api_key" | "invalid_api_key" | "payment_required" | "spend_cap_reached" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+            code: "invalid_request" | "validation_failed" | "invalid_json" | "unauthenticated" | "missing_api_key" | "invalid_api_key" | "invalid_token" | "payment_required" | "spend_cap_reached" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description what went wrong, in a sentence for a person */
             error: string;
             /** @description the JSON pointer (RFC 6901) of the value at fault, e.g. /signers/0/email; on validation errors and domain errors about one field */
@@ -1322,7 +1356,7 @@ export interface components {
              * @description a stable machine name for the kind of error; act on it, not on the text
              * @enum {string}
              */
-            code: "invalid_request" | "validation_failed" | "invalid_json" | "unauthenticated" | "missing_api_key" | "invalid_api_key" | "payment_required" | "spend_cap_reached" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+            code: "invalid_request" | "validation_failed" | "invalid_json" | "unauthenticated" | "missing_api_key" | "invalid_api_key" | "invalid_token" | "payment_required" | "spend_cap_reached" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description what went wrong, in a sentence for a person */
             error: string;
             /** @description the JSON pointer (RFC 6901) of the value at fault, e.g. /signers/0/email; on validation errors and domain errors about one field */
@@ -1436,6 +1470,8 @@ export interface operations {
                             manage_api_keys: boolean;
                             /** @description change the spend cap (owners and admins; everyone sees usage) */
                             manage_billing: boolean;
+                            /** @description revoke any app connected with OAuth, not only one's own (owners and admins) */
+                            manage_connected_apps: boolean;
                             /** @description submit the workspace's identity check (owners) */
                             manage_identity_check: boolean;
                             /** @description invite members and change or remove them (owners and admins) */
@@ -1618,6 +1654,8 @@ export interface operations {
                             manage_api_keys: boolean;
                             /** @description change the spend cap (owners and admins; everyone sees usage) */
                             manage_billing: boolean;
+                            /** @description revoke any app connected with OAuth, not only one's own (owners and admins) */
+                            manage_connected_apps: boolean;
                             /** @description submit the workspace's identity check (owners) */
                             manage_identity_check: boolean;
                             /** @description invite members and change or remove them (owners and admins) */
@@ -1772,6 +1810,8 @@ export interface operations {
                             manage_api_keys: boolean;
                             /** @description change the spend cap (owners and admins; everyone sees usage) */
                             manage_billing: boolean;
+                            /** @description revoke any app connected with OAuth, not only one's own (owners and admins) */
+                            manage_connected_apps: boolean;
                             /** @description submit the workspace's identity check (owners) */
                             manage_identity_check: boolean;
                             /** @description invite members and change or remove them (owners and admins) */
@@ -1927,6 +1967,8 @@ export interface operations {
                             manage_api_keys: boolean;
                             /** @description change the spend cap (owners and admins; everyone sees usage) */
                             manage_billing: boolean;
+                            /** @description revoke any app connected with OAuth, not only one's own (owners and admins) */
+                            manage_connected_apps: boolean;
                             /** @description submit the workspace's identity check (owners) */
                             manage_identity_check: boolean;
                             /** @description invite members and change or remove them (owners and admins) */
@@ -2098,6 +2140,8 @@ export interface operations {
                             manage_api_keys: boolean;
                             /** @description change the spend cap (owners and admins; everyone sees usage) */
                             manage_billing: boolean;
+                            /** @description revoke any app connected with OAuth, not only one's own (owners and admins) */
+                            manage_connected_apps: boolean;
                             /** @description submit the workspace's identity check (owners) */
                             manage_identity_check: boolean;
                             /** @description invite members and change or remove them (owners and admins) */
@@ -2217,6 +2261,8 @@ export interface operations {
                             manage_api_keys: boolean;
                             /** @description change the spend cap (owners and admins; everyone sees usage) */
                             manage_billing: boolean;
+                            /** @description revoke any app connected with OAuth, not only one's own (owners and admins) */
+                            manage_connected_apps: boolean;
                             /** @description submit the workspace's identity check (owners) */
                             manage_identity_check: boolean;
                             /** @description invite members and change or remove them (owners and admins) */
@@ -2341,6 +2387,8 @@ export interface operations {
                             manage_api_keys: boolean;
                             /** @description change the spend cap (owners and admins; everyone sees usage) */
                             manage_billing: boolean;
+                            /** @description revoke any app connected with OAuth, not only one's own (owners and admins) */
+                            manage_connected_apps: boolean;
                             /** @description submit the workspace's identity check (owners) */
                             manage_identity_check: boolean;
                             /** @description invite members and change or remove them (owners and admins) */
@@ -2556,6 +2604,8 @@ export interface operations {
                             manage_api_keys: boolean;
                             /** @description change the spend cap (owners and admins; everyone sees usage) */
                             manage_billing: boolean;
+                            /** @description revoke any app connected with OAuth, not only one's own (owners and admins) */
+                            manage_connected_apps: boolean;
                             /** @description submit the workspace's identity check (owners) */
                             manage_identity_check: boolean;
                             /** @description invite members and change or remove them (owners and admins) */
@@ -2718,6 +2768,122 @@ export interface operations {
             };
             /** @description Missing or invalid API key */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listConnectedApps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the name the app gave itself when it registered (not verified by Signet) */
+                            client_name: string;
+                            client_name_verified: boolean;
+                            client_uri: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO-8601 UTC with milliseconds
+                             */
+                            granted_at: string;
+                            granted_by: {
+                                email: string;
+                                id: string;
+                                name: string;
+                            } | null;
+                            id: string;
+                            last_used_at: string | null;
+                            /** @description read: documents and usage (the seven read-only agent tools); write: send, seal and manage documents */
+                            scopes: ("read" | "write")[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeConnectedApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a connected app id, as listed by GET /connected-apps */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A member revoking someone else's grant: only owners and admins may */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such connected app in this workspace */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3821,6 +3987,8 @@ export interface operations {
                             manage_api_keys: boolean;
                             /** @description change the spend cap (owners and admins; everyone sees usage) */
                             manage_billing: boolean;
+                            /** @description revoke any app connected with OAuth, not only one's own (owners and admins) */
+                            manage_connected_apps: boolean;
                             /** @description submit the workspace's identity check (owners) */
                             manage_identity_check: boolean;
                             /** @description invite members and change or remove them (owners and admins) */
@@ -4143,6 +4311,8 @@ export interface operations {
                             manage_api_keys: boolean;
                             /** @description change the spend cap (owners and admins; everyone sees usage) */
                             manage_billing: boolean;
+                            /** @description revoke any app connected with OAuth, not only one's own (owners and admins) */
+                            manage_connected_apps: boolean;
                             /** @description submit the workspace's identity check (owners) */
                             manage_identity_check: boolean;
                             /** @description invite members and change or remove them (owners and admins) */
@@ -4235,6 +4405,8 @@ export interface operations {
                             manage_api_keys: boolean;
                             /** @description change the spend cap (owners and admins; everyone sees usage) */
                             manage_billing: boolean;
+                            /** @description revoke any app connected with OAuth, not only one's own (owners and admins) */
+                            manage_connected_apps: boolean;
                             /** @description submit the workspace's identity check (owners) */
                             manage_identity_check: boolean;
                             /** @description invite members and change or remove them (owners and admins) */
@@ -5190,6 +5362,8 @@ export interface operations {
                             manage_api_keys: boolean;
                             /** @description change the spend cap (owners and admins; everyone sees usage) */
                             manage_billing: boolean;
+                            /** @description revoke any app connected with OAuth, not only one's own (owners and admins) */
+                            manage_connected_apps: boolean;
                             /** @description submit the workspace's identity check (owners) */
                             manage_identity_check: boolean;
                             /** @description invite members and change or remove them (owners and admins) */
@@ -8394,6 +8568,8 @@ export interface operations {
                             manage_api_keys: boolean;
                             /** @description change the spend cap (owners and admins; everyone sees usage) */
                             manage_billing: boolean;
+                            /** @description revoke any app connected with OAuth, not only one's own (owners and admins) */
+                            manage_connected_apps: boolean;
                             /** @description submit the workspace's identity check (owners) */
                             manage_identity_check: boolean;
                             /** @description invite members and change or remove them (owners and admins) */

@@ -27,6 +27,7 @@ export const NAV: NavSection[] = [
     label: 'Settings',
     items: [
       { to: '/settings/api-keys', label: 'Integration and API', ability: 'manage_api_keys' },
+      { to: '/settings/connected-apps', label: 'Connected apps' },
       { to: '/settings/webhooks', label: 'Webhooks', ability: 'manage_webhooks' },
       { to: '/settings/billing', label: 'Billing' },
       { to: '/settings/identity', label: 'Identity check' },

@@ -79,6 +79,13 @@ export const API_KEY_ACCESS_LABELS: Record<ApiKeyAccess, string> = { 'read-write
 export const API_KEY_ACCESS_SCOPES: Record<ApiKeyAccess, ApiKeyScope[]> = { 'read-write': ['read', 'write'], read: ['read'] }
 /** A key reads, or reads and writes: the server refuses a key that writes without reading. */
 export const apiKeyAccessOf = (scopes: readonly ApiKeyScope[]): ApiKeyAccess => (scopes.includes('write') ? 'read-write' : 'read')
+/** What a credential may do, an API key or an app connected with OAuth: the same two choices and words everywhere. */
+export type Access = ApiKeyAccess
+export const ACCESS_LABELS: Record<Access, string> = API_KEY_ACCESS_LABELS
+/** An OAuth grant may also be write only, when the app asked for nothing else. */
+export type GrantAccess = Access | 'write'
+export const GRANT_ACCESS_LABELS: Record<GrantAccess, string> = { ...ACCESS_LABELS, write: 'Send only' }
+export const grantAccessOf = (scopes: readonly ApiKeyScope[]): GrantAccess => (scopes.includes('read') ? apiKeyAccessOf(scopes) : 'write')
 export const WEBHOOK_ENDPOINT_STATUS_LABELS: Record<WebhookEndpointStatus, string> = { enabled: 'Enabled', disabled: 'Disabled' }
 
 type AuditEventView = operations['getDocumentAudit']['responses'][200]['content']['application/json']['events'][number]

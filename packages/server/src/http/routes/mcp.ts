@@ -6,7 +6,7 @@ import { mcpServerFor } from '../../mcp/mcp-server.ts'
 import { buildToolbox } from '../../mcp/toolbox.ts'
 import { maxBase64Length } from '../../mcp/tools/seal.ts'
 import type { Services } from '../../services.ts'
-import { actorOf, apiKeyAuth, principalOf } from '../auth.ts'
+import { actorOf, mcpAuth, principalOf } from '../auth.ts'
 import { rateLimitCounter, RATE_LIMITS } from '../rate-limit.ts'
 
 /** JSON-RPC's code for errors of the server's own (the range -32000 to -32099); our 429 body uses it. */
@@ -110,7 +110,7 @@ export const mcpRoutes: FastifyPluginAsync<{ services: Services; version: string
     '/api/mcp',
     {
       bodyLimit: sealBodyLimit,
-      onRequest: [checkOrigin, apiKeyAuth(services), countLargeCall],
+      onRequest: [checkOrigin, mcpAuth(services), countLargeCall],
       config: { bodyLimitSetting: 'PDF_MAX_MB', largeJsonBody },
       schema: { hide: true },
     },

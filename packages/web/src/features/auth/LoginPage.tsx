@@ -7,6 +7,7 @@ import { Input } from '../../components/Input.tsx'
 import { AuthHeading } from '../../layout/AuthHeading.tsx'
 import { passkeyErrorText, passkeysSupported } from '../../lib/passkeys.ts'
 import { placeError } from '../../lib/people-text.ts'
+import { appPathOf } from '../../lib/search.ts'
 import { needsSecondStep, useLogIn, usePasskeySignIn, type SecondStep } from './queries.ts'
 import { SecondStepForm } from './SecondStepForm.tsx'
 
@@ -46,7 +47,9 @@ export function LoginPage() {
   }
   return (
     <>
-      <AuthHeading title="Log in">Welcome back to Signet.</AuthHeading>
+      <AuthHeading title="Log in">
+        {appPathOf(next)?.startsWith('/oauth/consent/') ? 'An app asks to use your Signet workspace. Log in to decide.' : 'Welcome back to Signet.'}
+      </AuthHeading>
       <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
         <Field label="E-mail" error={errors.under('email')} required>
           <Input type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} />

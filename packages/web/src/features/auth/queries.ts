@@ -4,6 +4,7 @@ import { api, isApiError, unwrap, type ApiError } from '../../api/client.ts'
 import type { operations } from '../../api/schema'
 import { meQuery, type Me } from '../../auth/session.ts'
 import { signWithPasskey } from '../../lib/passkeys.ts'
+import { appPathOf } from '../../lib/search.ts'
 
 /**
  * The public account routes' server state (POST /auth/…, invitations): the invitation query and
@@ -44,7 +45,8 @@ export const secondStepEnded = (error: Error): error is ApiError => isApiError(e
 /**
  * What follows an answer that started a session: only the new Me stays cached (the rest belonged
  * to no one, or to someone else), then the app opens. `next` comes from our own redirect to the
- * login page; it is followed only when it is a path inside the app, never another site.
+ * login page (or the server's, for an app asking for consent); it is followed only when it is a
+ * path inside the app, never another site (appPathOf).
  */
 function useEnterApp(next: string | undefined) {
   const queryClient = useQueryClient()
@@ -52,8 +54,7 @@ function useEnterApp(next: string | undefined) {
   return async (me: Me) => {
     queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== meQuery.queryKey[0] })
     queryClient.setQueryData(meQuery.queryKey, me)
-    if (next && next.startsWith('/') && !next.startsWith('//')) await navigate({ to: next })
-    else await navigate({ to: '/' })
+    await navigate({ to: appPathOf(next) ?? '/' })
   }
 }
 

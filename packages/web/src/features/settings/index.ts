@@ -1,6 +1,7 @@
 export { ApiKeysPage } from './ApiKeysPage.tsx'
 export { BillingPage } from './BillingPage.tsx'
+export { ConnectedAppsPage } from './ConnectedAppsPage.tsx'
 export { IdentityPage } from './IdentityPage.tsx'
 export { MembersPage } from './MembersPage.tsx'
 export { WebhooksPage } from './WebhooksPage.tsx'
-export { apiKeysLoads, billingLoads, identityCheckLoads, membersLoads, webhooksLoads } from './queries.ts'
+export { apiKeysLoads, billingLoads, connectedAppsLoads, identityCheckLoads, membersLoads, webhooksLoads } from './queries.ts'

@@ -17,6 +17,7 @@ export const webhookKeys = {
 }
 export const memberKeys = { all: ['members'] as const }
 export const identityCheckKeys = { all: ['identity-check'] as const }
+export const connectedAppKeys = { all: ['connected-apps'] as const }
 
 export type ApiKey = operations['listApiKeys']['responses'][200]['content']['application/json']['keys'][number]
 export type CreatedApiKey = operations['createApiKey']['responses'][201]['content']['application/json']
@@ -26,6 +27,8 @@ export type Delivery = operations['listWebhookDeliveries']['responses'][200]['co
 export type Member = operations['listMembers']['responses'][200]['content']['application/json']['members'][number]
 export type PendingInvitation = operations['listMembers']['responses'][200]['content']['application/json']['invitations'][number]
 export type IdentityCheck = operations['getIdentityCheck']['responses'][200]['content']['application/json']
+/** An app that connected with OAuth, who allowed it and what it may do. */
+export type ConnectedApp = operations['listConnectedApps']['responses'][200]['content']['application/json']['data'][number]
 
 const byId = (id: string) => ({ params: { path: { id } } })
 const byUserId = (userId: string) => ({ params: { path: { userId } } })
@@ -199,6 +202,22 @@ export function useSubmitIdentityCheck() {
   })
 }
 
+// Connected apps
+
+export const connectedAppsQuery = queryOptions({
+  queryKey: connectedAppKeys.all,
+  queryFn: async () => (await unwrap(api.GET('/connected-apps'))).data,
+})
+
+/** Ends the app's access and refresh tokens at once. */
+export function useRevokeConnectedApp() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (id: string) => unwrap(api.DELETE('/connected-apps/{id}', byId(id))),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: connectedAppKeys.all }),
+  })
+}
+
 // What each page's loader fetches before the page shows (and on hover)
 
 /** Whether the signed-in user may do this here: the app's layout has loaded Me before any page's loader runs. */
@@ -224,6 +243,10 @@ export function billingLoads(queryClient: QueryClient, period: string | undefine
     queryClient.ensureQueryData(usageQuery()),
     queryClient.ensureQueryData(spendCapQuery),
   ]
+}
+
+export function connectedAppsLoads(queryClient: QueryClient): Promise<unknown>[] {
+  return [queryClient.ensureQueryData(connectedAppsQuery)]
 }
 
 export function identityCheckLoads(queryClient: QueryClient): Promise<unknown>[] {

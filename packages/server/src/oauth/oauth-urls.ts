@@ -1,0 +1,28 @@
+import type { Config } from '../config.ts'
+import { SCOPES, type Scope } from '../db/schema.ts'
+
+/** The scopes a client may ask for: the same two as API keys (actors/scopes.ts). */
+export const OAUTH_SCOPES: readonly Scope[] = SCOPES
+
+/** Where oidc-provider's endpoints live, all under /oauth (the consent page is the dashboard's, under /app). */
+export const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  registration: '/oauth/register',
+  revocation: '/oauth/revoke',
+  jwks: '/oauth/jwks',
+} as const
+
+/** Paths the authorization server answers (Fastify hands them over whole, unparsed). */
+export const isAuthorizationServerPath = (path: string): boolean => path.startsWith('/oauth/') || path === '/.well-known/openid-configuration'
+
+/** The protected resource: the MCP endpoint's canonical URL (no trailing slash), the audience of every access token. */
+export const resourceUrlOf = (config: Pick<Config, 'publicUrl'>): string => `${config.publicUrl}/api/mcp`
+
+/** RFC 9728 metadata for the MCP endpoint: the path-inserted form, which clients try first. */
+export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/api/mcp'
+export const protectedResourceMetadataUrlOf = (config: Pick<Config, 'publicUrl'>): string => `${config.publicUrl}${PROTECTED_RESOURCE_METADATA_PATH}`
+
+/** The dashboard page where a person signs in and consents; its JSON endpoints sit under it so oidc-provider's interaction cookie reaches them. */
+export const CONSENT_PAGE_PREFIX = '/app/oauth/consent'
+export const consentPagePath = (uid: string): string => `${CONSENT_PAGE_PREFIX}/${uid}`

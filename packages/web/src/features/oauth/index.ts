@@ -1,0 +1,2 @@
+export { ConsentPage } from './ConsentPage.tsx'
+export { consentLoads } from './queries.ts'
