@@ -88,7 +88,9 @@ class MemoryOAuthClient implements OAuthClientProvider {
 
 beforeAll(async () => {
   callback = createServer((request, response) => {
-    landings.push(new URL(request.url ?? '/', 'http://callback.invalid').searchParams)
+    const url = new URL(request.url ?? '/', 'http://callback.invalid')
+    // The browser also asks for /favicon.ico, sometimes.
+    if (url.pathname === '/callback') landings.push(url.searchParams)
     response.writeHead(200, { 'content-type': 'text/plain' }).end('You can close this window.')
   })
   await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve))

@@ -4,7 +4,7 @@ import { and, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { SESSION_COOKIE } from '../src/accounts/sessions.ts'
 import type { MetadataFetcher } from '../src/adapters/metadata-fetcher.ts'
-import { oauthRecords } from '../src/db/schema.ts'
+import { oauthRecords, usageEvents } from '../src/db/schema.ts'
 import { sha256Hex } from '../src/lib/crypto.ts'
 import { bodyOf, setupOrg, uniqueEmail, type Json, type TestOrg } from './helpers/api.ts'
 import { callErrorResult, callOk, TOOL_NAMES } from './helpers/mcp.ts'
@@ -224,6 +224,12 @@ describe('authorization with consent', () => {
     const agent = await agentWith(tokens.access_token)
     expect(await toolNames(agent)).toEqual(TOOL_NAMES)
     const { structured } = await callOk<Json>(agent, 'create_and_send_document', { template_id: org.templateId, signer_email: uniqueEmail() })
+    // Metered as every agent send is, on the MCP channel.
+    const [metered] = await server.services.db
+      .select({ channel: usageEvents.channel, kind: usageEvents.kind })
+      .from(usageEvents)
+      .where(eq(usageEvents.documentId, String(structured.document_id)))
+    expect(metered).toEqual({ channel: 'mcp', kind: 'send' })
     const audit = await bodyOf<{ events: Json[] }>(await server.request(`/api/v1/documents/${String(structured.document_id)}/audit`, { key: org.apiKey }))
     expect(audit.events[0]).toMatchObject({
       event: 'document.sent',
@@ -244,6 +250,23 @@ describe('authorization with consent', () => {
     expect(refused.text).toContain('write scope')
     await callOk(agent, 'get_usage')
     await agent.close()
+  })
+
+  test.each([
+    ['no scope at all', null],
+    ['only openid', 'openid'],
+  ])('a request naming neither scope (%s) asks for both, and the token carries what the person allowed', async (_name, scope) => {
+    const { client_id } = await registerClient(harness)
+    const pkce = makePkce()
+    const path = authorizePath(harness, { clientId: client_id, pkce }).replace(/&scope=[^&]+/, scope ? `&scope=${scope}` : '')
+    const response = await harness.request(path, { jar: ownerJar })
+    expect(response.status).toBe(303)
+    const uid = /\/app\/oauth\/consent\/([^/?]+)$/.exec(pathOf(response.headers.get('location') ?? ''))?.[1] ?? ''
+    const details = await bodyOf<{ requested: string[] }>(await harness.request(`/app/oauth/consent/${uid}/details`, { jar: ownerJar }))
+    expect(details.requested).toEqual(['read', 'write'])
+    const landed = await answerConsent(harness, ownerJar, uid, grantAll())
+    const tokens = await bodyOf<{ scope: string; access_token: string }>(await exchangeCode(harness, client_id, landed.searchParams.get('code') ?? '', pkce))
+    expect(tokens.scope).toBe('read write')
   })
 
   test('a member may grant read only: write is refused at /scopes; their read grant works', async () => {
@@ -442,6 +465,24 @@ describe('Connected apps', () => {
   })
 })
 
+describe("a person's role decides what their grants still hold", () => {
+  const toolCount = async (token: string) => {
+    const response = await mcp(token, { jsonrpc: '2.0', id: 1, method: 'tools/list' })
+    if (response.status !== 200) return response.status
+    return ((await response.json()) as { result: { tools: unknown[] } }).result.tools.length
+  }
+
+  test('an admin demoted to member: their app keeps reading but no longer writes; removed from the workspace: 401', async () => {
+    const admin = await createSignedInUser(server, { orgId: org.orgId, role: 'admin', name: 'Ada Admin' })
+    const tokens = await obtainTokens(harness, new CookieJar({ [SESSION_COOKIE]: admin.cookie }), grantAll())
+    expect(await toolCount(tokens.access_token)).toBe(10)
+    expect((await owner.fetch(`/api/v1/members/${admin.userId}`, { method: 'PATCH', json: { role: 'member' } })).status).toBe(200)
+    expect(await toolCount(tokens.access_token)).toBe(7)
+    expect((await owner.fetch(`/api/v1/members/${admin.userId}`, { method: 'DELETE' })).status).toBe(204)
+    expect(await toolCount(tokens.access_token)).toBe(401)
+  })
+})
+
 test('the consent endpoint answers an unknown uid with 404, never a 5xx', async () => {
   expect((await harness.request('/app/oauth/consent/nope/details', { jar: ownerJar })).status).toBe(404)
   const posted = await harness.request('/app/oauth/consent/nope/decision', {
@@ -451,5 +492,4 @@ test('the consent endpoint answers an unknown uid with 404, never a 5xx', async 
     headers: { origin: new URL(harness.publicUrl).origin },
   })
   expect(posted.status).toBe(404)
-  void pathOf
 })

@@ -10,6 +10,7 @@ import { requireManager, requireSignedIn } from './roles.ts'
 import { firstWorkspaceOf } from './sessions.ts'
 import { lockWorkspace } from './workspace-lock.ts'
 import { revokeGrantsOfMember } from '../oauth/connected-apps.ts'
+import { announcePrincipalsChanged } from '../api-keys/api-keys.ts'
 
 const LAST_OWNER = 'A workspace needs at least one owner: make someone else owner first.'
 
@@ -74,7 +75,11 @@ async function anotherOwnerRemains(tx: Db, orgId: string, userId: string): Promi
   return owners.length > 0
 }
 
-/** Changes a member's role; the invitations they sent that the new role may not send are revoked. */
+/**
+ * Changes a member's role; the invitations they sent that the new role may not send are revoked,
+ * and every process forgets the OAuth tokens it cached, so an app the member connected loses at
+ * once what the new role may not hold (write, for a member).
+ */
 export async function updateMember(db: Db, actor: Actor, userId: string, role: WorkspaceRole, now: Date): Promise<Member> {
   return db.transaction(async (tx) => {
     await lockWorkspace(tx, actor.orgId)
@@ -86,6 +91,7 @@ export async function updateMember(db: Db, actor: Actor, userId: string, role: W
       .set({ role })
       .where(and(eq(memberships.orgId, actor.orgId), eq(memberships.userId, userId)))
     await revokeInvitationsBeyond(tx, actor.orgId, userId, role, now)
+    await announcePrincipalsChanged(tx)
     return { user_id: userId, email: member.email, name: member.name, role, joined_at: member.joined.toISOString() }
   })
 }

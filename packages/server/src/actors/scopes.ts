@@ -4,7 +4,7 @@ import type { Actor } from './actor.ts'
 
 export { SCOPES, type Scope }
 
-/** The words for a credential whose scopes fall short: an API key now, an OAuth grant later. */
+/** The words for a credential whose scopes fall short: an API key or an OAuth grant. */
 const credentialOf = (actor: Pick<Actor, 'authMethod'>): string => (actor.authMethod === 'oauth' ? 'OAuth grant' : 'API key')
 
 /** What a credential with these scopes is, in a refusal: "read-only", "write-only". */
@@ -15,7 +15,7 @@ export const hasScope = (actor: Pick<Actor, 'scopes'>, scope: Scope): boolean =>
 
 /**
  * The one scope check of the service: every REST route an API key reaches (http/auth.ts, by the
- * request's method) and every agent tool (mcp/toolbox.ts) call it, and so will OAuth tokens.
+ * request's method) and every agent tool (mcp/toolbox.ts) call it, for API keys and OAuth tokens alike.
  * `what` names the refused action for the caller: "POST /api/v1/documents", "the tool void_document".
  */
 export function requireScope(actor: Pick<Actor, 'scopes' | 'authMethod'>, scope: Scope, what: string): void {

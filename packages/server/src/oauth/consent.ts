@@ -35,11 +35,10 @@ export interface ConsentDetails {
   user: { name: string; email: string }
 }
 
-/** What a request asks for among our scopes; none named (a client that sent no scope) means both, for the person to narrow. */
+/** What a request asks for among our scopes (one naming neither got both at the door: oauth-urls.ts withDefaultScopes). */
 export function requestedScopesOf(requestedScope: string): Scope[] {
   const asked = requestedScope.split(' ')
-  const ours = OAUTH_SCOPES.filter((scope) => asked.includes(scope))
-  return ours.length > 0 ? ours : [...OAUTH_SCOPES]
+  return OAUTH_SCOPES.filter((scope) => asked.includes(scope))
 }
 
 const mayGrantWrite = (role: WorkspaceRole): boolean => role === 'owner' || role === 'admin'

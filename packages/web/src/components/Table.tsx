@@ -1,10 +1,36 @@
-import type { HTMLAttributes, ReactNode, TdHTMLAttributes, ThHTMLAttributes } from 'react'
+import { useEffect, useRef, useState, type HTMLAttributes, type ReactNode, type TdHTMLAttributes, type ThHTMLAttributes } from 'react'
 import { cn } from '../lib/cn.ts'
 
-/** A table that scrolls sideways inside its own box on a phone instead of widening the page. */
+/** Whether the box is narrower than what it holds (it scrolls sideways), kept up to date as either resizes. */
+function useOverflowsSideways() {
+  const box = useRef<HTMLDivElement>(null)
+  const [overflows, setOverflows] = useState(false)
+  useEffect(() => {
+    const element = box.current
+    if (!element) return
+    const measure = () => setOverflows(element.scrollWidth > element.clientWidth)
+    measure()
+    const observer = new ResizeObserver(measure)
+    observer.observe(element)
+    if (element.firstElementChild) observer.observe(element.firstElementChild)
+    return () => observer.disconnect()
+  }, [])
+  return { box, overflows }
+}
+
+/**
+ * A table that scrolls sideways inside its own box on a phone instead of widening the page. When
+ * it does scroll, the box takes keyboard focus (arrow keys scroll it), even when no row holds a
+ * button to tab to: a region only a mouse could scroll is an accessibility failure.
+ */
 export function Table({ caption, children, className }: { caption?: string; children: ReactNode; className?: string }) {
+  const { box, overflows } = useOverflowsSideways()
   return (
-    <div className={cn('overflow-x-auto rounded-lg border border-line bg-white', className)}>
+    <div
+      ref={box}
+      {...(overflows ? { tabIndex: 0, role: 'region', 'aria-label': caption ?? 'Table' } : {})}
+      className={cn('overflow-x-auto rounded-lg border border-line bg-white focus-visible:outline-2 focus-visible:outline-brand-600', className)}
+    >
       <table className="w-full border-collapse text-left text-sm">
         {caption && <caption className="sr-only">{caption}</caption>}
         {children}

@@ -7,7 +7,7 @@ import { AppError } from '../../errors.ts'
 import { createAuthorizationServer } from '../../oauth/authorization-server.ts'
 import { answerConsent, describeConsent, type GrantMaker, type PendingAuthorization } from '../../oauth/consent.ts'
 import { ConsentAnswerBody, ConsentDetailsView, ConsentParams, ConsentRedirect } from '../../oauth/oauth.schemas.ts'
-import { CONSENT_PAGE_PREFIX, OAUTH_ROUTES, OAUTH_SCOPES, PROTECTED_RESOURCE_METADATA_PATH, resourceUrlOf } from '../../oauth/oauth-urls.ts'
+import { CONSENT_PAGE_PREFIX, OAUTH_ROUTES, OAUTH_SCOPES, PROTECTED_RESOURCE_METADATA_PATH, resourceUrlOf, withDefaultScopes } from '../../oauth/oauth-urls.ts'
 import { loadOAuthServerKeys } from '../../oauth/server-keys.ts'
 import type { Services } from '../../services.ts'
 import { ErrorBody } from '../schemas.ts'
@@ -53,6 +53,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     }
     // RFC 8414's well-known path serves the same document as OpenID discovery.
     if (request.raw.url?.startsWith('/.well-known/oauth-authorization-server')) request.raw.url = '/.well-known/openid-configuration'
+    if (request.method === 'GET' && request.raw.url) request.raw.url = withDefaultScopes(request.raw.url)
     // oidc-provider builds its URLs from the request; these make them PUBLIC_URL's whatever
     // address the request came to (a proxy, an internal name), and give it the client address Fastify trusts.
     const headers = request.raw.headers
@@ -81,16 +82,17 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     const expired = () =>
       new AppError('not_found', 'This connection request has expired or was started in another browser. Go back to your app and connect again.')
     let interaction
+    let client
     try {
       interaction = await provider.interactionDetails(request.raw, reply.raw)
+      // A metadata-document client is fetched again once its cache lapses; a failure there ends the request too.
+      client = await provider.Client.find(String(interaction.params.client_id))
     } catch (error) {
-      if (error instanceof errors.SessionNotFound) throw expired()
+      if (error instanceof errors.OIDCProviderError) throw expired()
       throw error
     }
-    if (interaction.uid !== uid) throw expired()
-    const clientId = String(interaction.params.client_id)
-    const client = await provider.Client.find(clientId)
-    if (!client) throw expired()
+    if (interaction.uid !== uid || !client) throw expired()
+    const clientId = client.clientId
     const pending: PendingAuthorization = {
       clientId,
       clientName: client.clientName ?? null,
@@ -132,8 +134,13 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
       const result: InteractionResults = granted
         ? { login: { accountId: session.userId }, consent: { grantId: granted.grantId } }
         : { error: 'access_denied', error_description: 'The person declined to connect the app.' }
-      const redirectTo = await provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false })
-      return { redirect_to: redirectTo }
+      try {
+        return { redirect_to: await provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false }) }
+      } catch (error) {
+        if (error instanceof errors.OIDCProviderError)
+          throw new AppError('not_found', 'This connection request has expired. Go back to your app and connect again.')
+        throw error
+      }
     },
   )
 }
