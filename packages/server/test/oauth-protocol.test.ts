@@ -483,6 +483,57 @@ describe("a person's role decides what their grants still hold", () => {
   })
 })
 
+describe('bad values are refused at their field, never a 5xx', () => {
+  test.each([
+    [{ allow: true, workspace_id: 'a\u0000b', scopes: ['read'] }, 400, '/workspace_id'],
+    [{ allow: true, workspace_id: 'x'.repeat(101), scopes: ['read'] }, 400, '/workspace_id'],
+    [{ allow: true, workspace_id: 5, scopes: ['read'] }, 400, '/workspace_id'],
+    [{ allow: true, scopes: ['read'] }, 400, '/workspace_id'],
+    [{ allow: true, workspace_id: 'WORKSPACE', scopes: ['admin'] }, 400, '/scopes/0'],
+    [{ allow: true, workspace_id: 'WORKSPACE', scopes: [] }, 400, '/scopes'],
+    [{ allow: true, workspace_id: 'WORKSPACE' }, 400, '/scopes'],
+    [{ allow: 'yes' }, 400, '/allow'],
+    [{ allow: true, workspace_id: 'OTHER ORG', scopes: ['read'] }, 404, '/workspace_id'],
+  ])('consent decision %j: %i at %s', async (body, status, field) => {
+    const other = await server.createOrg('free', 'Someone Else')
+    const { client_id } = await registerClient(harness)
+    const uid = await startAuthorization(harness, ownerJar, { clientId: client_id, pkce: makePkce() })
+    const json = JSON.parse(JSON.stringify(body).replace('"WORKSPACE"', JSON.stringify(org.orgId)).replace('"OTHER ORG"', JSON.stringify(other.orgId))) as Json
+    const response = await harness.request(`/app/oauth/consent/${uid}/decision`, {
+      method: 'POST',
+      jar: ownerJar,
+      json,
+      headers: { origin: new URL(harness.publicUrl).origin },
+    })
+    expect(response.status).toBe(status)
+    expect((await bodyOf(response)).field).toBe(field)
+  })
+
+  test('a NUL character in a client name or a state is an OAuth invalid_request (jsonb cannot store it)', async () => {
+    const registered = await harness.request('/oauth/register', { method: 'POST', json: { redirect_uris: [CALLBACK], client_name: 'a\u0000b' } })
+    expect(registered.status).toBe(400)
+    expect(await bodyOf(registered)).toMatchObject({ error: 'invalid_request', error_description: 'values must not contain NUL characters (U+0000)' })
+    const { client_id } = await registerClient(harness)
+    const response = await harness.request(authorizePath(harness, { clientId: client_id, pkce: makePkce(), state: 'a\u0000b' }), { jar: ownerJar })
+    expect(response.status).toBeLessThan(500)
+    const landed = new URL(response.headers.get('location') ?? '', 'http://relative.invalid')
+    expect(landed.searchParams.get('error')).toBe('invalid_request')
+  })
+
+  test("a connected app id with a NUL, or another workspace's, is refused", async () => {
+    expect((await owner.fetch('/api/v1/connected-apps/a%00b', { method: 'DELETE' })).status).toBe(400)
+    const stranger = await createSignedInUser(server, { name: 'Stella Stranger' })
+    const tokens = await obtainTokens(harness, new CookieJar({ [SESSION_COOKIE]: stranger.cookie }), {
+      allow: true,
+      workspace_id: stranger.orgId,
+      scopes: ['read'],
+    })
+    const [theirs] = (await bodyOf<{ data: Json[] }>(await stranger.fetch('/api/v1/connected-apps'))).data
+    expect((await owner.fetch(`/api/v1/connected-apps/${String(theirs?.id)}`, { method: 'DELETE' })).status).toBe(404)
+    expect((await mcp(tokens.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status).toBe(200)
+  })
+})
+
 test('the consent endpoint answers an unknown uid with 404, never a 5xx', async () => {
   expect((await harness.request('/app/oauth/consent/nope/details', { jar: ownerJar })).status).toBe(404)
   const posted = await harness.request('/app/oauth/consent/nope/decision', {

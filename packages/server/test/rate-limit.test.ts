@@ -289,3 +289,18 @@ describe.runIf(process.env.DATABASE_URL)('two server processes sharing one Postg
     STARTUP_TIMEOUT_MS,
   )
 })
+
+describe('POST /oauth/register: 30 per hour per address', () => {
+  test('100 registrations at once from one address: exactly 30 clients, the rest 429 with Retry-After', async () => {
+    setNow('2031-05-01T10:00:05Z')
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, () => server.request('/oauth/register', { method: 'POST', json: { redirect_uris: ['http://127.0.0.1:9/callback'] } })),
+    )
+    const statuses = responses.map((response) => response.status)
+    expect(statuses.filter((status) => status === 201)).toHaveLength(30)
+    expect(statuses.filter((status) => status === 429)).toHaveLength(70)
+    const refused = responses.find((response) => response.status === 429)
+    expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(await refused?.json()).toMatchObject({ error: 'invalid_request' })
+  })
+})

@@ -89,7 +89,11 @@ export async function describeConsent(db: Db, session: SignedInSession, pending:
   }
 }
 
-export type ConsentAnswer = { allow: false } | { allow: true; workspace_id: string; scopes: Scope[] }
+export interface ConsentAnswer {
+  allow: boolean
+  workspace_id?: string | undefined
+  scopes?: Scope[] | undefined
+}
 
 /** Makes oidc-provider's grant (resource scopes for the MCP endpoint, plus the OpenID scopes asked) and returns its id. */
 export type GrantMaker = (input: { accountId: string; clientId: string; scopes: Scope[]; openIdScopes: string[] }) => Promise<string>
@@ -108,13 +112,15 @@ export async function answerConsent(
 ): Promise<{ grantId: string } | null> {
   if (pending.answered) throw new AppError('conflict', 'This request was answered already. Go back to your app.')
   if (!answer.allow) return null
+  const { scopes, workspace_id: workspaceId } = answer
+  if (!scopes?.length) throw new AppError('invalid_request', 'Choose what the app may do.', {}, {}, '/scopes')
+  if (!workspaceId) throw new AppError('invalid_request', 'Choose the workspace the app may use.', {}, {}, '/workspace_id')
   const requested = requestedScopesOf(pending.requestedScope)
-  const refused = answer.scopes.find((scope) => !requested.includes(scope))
+  const refused = scopes.find((scope) => !requested.includes(scope))
   if (refused) throw new AppError('invalid_request', `The app did not ask for the ${refused} scope.`, {}, {}, '/scopes')
-  if (answer.scopes.length === 0) throw new AppError('invalid_request', 'Choose what the app may do.', {}, {}, '/scopes')
-  const workspace = (await workspacesOf(db, session)).find((candidate) => candidate.id === answer.workspace_id)
+  const workspace = (await workspacesOf(db, session)).find((candidate) => candidate.id === workspaceId)
   if (!workspace) throw new AppError('not_found', 'You do not belong to that workspace.', {}, {}, '/workspace_id')
-  if (answer.scopes.includes('write') && !workspace.can_grant_write) {
+  if (scopes.includes('write') && !workspace.can_grant_write) {
     throw new AppError('forbidden', 'Only owners and admins can let an app send or change documents. Allow read-only access instead.', {}, {}, '/scopes')
   }
   const [org] = await db.select({ requireTwoFactor: orgs.requireTwoFactor }).from(orgs).where(eq(orgs.id, workspace.id))
@@ -125,7 +131,7 @@ export async function answerConsent(
     )
   }
   const openIdScopes = pending.requestedScope.split(' ').filter((scope) => scope === 'openid' || scope === 'offline_access')
-  const grantId = await makeGrant({ accountId: session.userId, clientId: pending.clientId, scopes: answer.scopes, openIdScopes })
+  const grantId = await makeGrant({ accountId: session.userId, clientId: pending.clientId, scopes, openIdScopes })
   await db.insert(connectedApps).values({
     grantId,
     orgId: workspace.id,
@@ -133,7 +139,7 @@ export async function answerConsent(
     clientId: pending.clientId,
     clientName: clientDisplayName(pending),
     clientUri: pending.clientUri,
-    scopes: answer.scopes,
+    scopes,
   })
   return { grantId }
 }

@@ -56,12 +56,14 @@ export const ConsentDetailsView = Type.Object(
   { additionalProperties: false },
 )
 
-export const ConsentAnswerBody = Type.Union([
-  Type.Object({ allow: Type.Literal(false) }, { additionalProperties: false }),
-  Type.Object(
-    { allow: Type.Literal(true), workspace_id: Type.String({ minLength: 1, maxLength: 100 }), scopes: { ...Scopes, minItems: 1 } },
-    { additionalProperties: false },
-  ),
-])
+/** One object rather than a union, so that a wrong value is refused at its own field (consent.ts asks for the rest when `allow`). */
+export const ConsentAnswerBody = Type.Object(
+  {
+    allow: Type.Boolean(),
+    workspace_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'the workspace granted; required when allow' })),
+    scopes: Type.Optional({ ...Scopes, minItems: 1, description: 'what is granted; required when allow' }),
+  },
+  { additionalProperties: false },
+)
 
 export const ConsentRedirect = Type.Object({ redirect_to: Type.String() }, { additionalProperties: false })

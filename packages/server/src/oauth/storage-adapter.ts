@@ -1,9 +1,17 @@
 import { and, eq, gt, isNull, lt, or } from 'drizzle-orm'
-import type { Adapter, AdapterPayload } from 'oidc-provider'
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider'
 import { announcePrincipalsChanged } from '../api-keys/api-keys.ts'
 import type { Db } from '../db/client.ts'
 import { oauthRecords } from '../db/schema.ts'
 import { sha256Hex } from '../lib/crypto.ts'
+
+/** A JSON.stringify replacer that throws at the first key or string holding U+0000. */
+function refuseNul(key: string, value: unknown): unknown {
+  if (key.includes('\0') || (typeof value === 'string' && value.includes('\0'))) {
+    throw new errors.InvalidRequest('values must not contain NUL characters (U+0000)')
+  }
+  return value
+}
 
 /** Models whose removal must reach every process's cache of authenticated callers at once. */
 const CACHED_MODELS = new Set(['AccessToken', 'Grant'])
@@ -28,6 +36,8 @@ export class DrizzleOAuthAdapter implements Adapter {
   async upsert(id: string, payload: AdapterPayload, expiresIn: number | undefined): Promise<void> {
     const stored: Record<string, unknown> = { ...payload }
     if (stored.jti === id) delete stored.jti
+    // jsonb cannot hold U+0000; whatever carried one (a client name, a state) gets the OAuth error oidc-provider sends for any bad value.
+    JSON.stringify(stored, refuseNul)
     const row = {
       payload: stored,
       grantId: payload.grantId ?? null,
