@@ -19,7 +19,7 @@ const ACCESS_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/
 export const looksLikeAccessToken = (presented: string): boolean => ACCESS_TOKEN_PATTERN.test(presented)
 
 /** A refused access token: the 401's WWW-Authenticate says error="invalid_token" (http/auth.ts). */
-export const invalidAccessToken = () =>
+const invalidAccessToken = () =>
   new AppError('invalid_token', 'The access token is invalid, expired or revoked. Authorize again (your app does this by itself) or use an API key.')
 
 const liveTokenByHash = preparedPer((db) =>

@@ -13,7 +13,7 @@ import type { OAuthServerKeys } from './server-keys.ts'
 import { DrizzleOAuthAdapter } from './storage-adapter.ts'
 
 /** Access tokens live an hour (the MCP authorization spec asks for short-lived ones); refresh tokens rotate on every use. */
-export const ACCESS_TOKEN_TTL_SECONDS = 60 * 60
+const ACCESS_TOKEN_TTL_SECONDS = 60 * 60
 const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60
 /** A grant outlives its refresh tokens a little; Connected apps lists grants until revoked or expired. */
 const GRANT_TTL_SECONDS = 90 * 24 * 60 * 60

@@ -1,7 +1,7 @@
 import { errors } from 'oidc-provider'
 
 /** The longest redirect URI a client may register. */
-export const MAX_REDIRECT_URI_LENGTH = 2000
+const MAX_REDIRECT_URI_LENGTH = 2000
 
 /** Schemes that are never a place to send an authorization code (they run code, read files or leave the device). */
 const FORBIDDEN_SCHEMES = new Set([
@@ -30,7 +30,7 @@ type RedirectKind = 'web' | 'loopback' | 'app'
  * to a loopback address (any port: native clients pick one at run time); or an app's own
  * private-use scheme (cursor://…, vscode://…). Throws the OAuth error the client sees.
  */
-export function redirectKindOf(uri: unknown): RedirectKind {
+function redirectKindOf(uri: unknown): RedirectKind {
   const refuse = (why: string) => new errors.InvalidRedirectUri(why)
   if (typeof uri !== 'string') throw refuse('redirect_uris must only contain strings')
   if (uri.length > MAX_REDIRECT_URI_LENGTH) throw refuse(`redirect_uris must be at most ${MAX_REDIRECT_URI_LENGTH} characters long`)

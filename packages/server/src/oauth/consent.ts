@@ -36,7 +36,7 @@ export interface ConsentDetails {
 }
 
 /** What a request asks for among our scopes (one naming neither got both at the door: oauth-urls.ts withDefaultScopes). */
-export function requestedScopesOf(requestedScope: string): Scope[] {
+function requestedScopesOf(requestedScope: string): Scope[] {
   const asked = requestedScope.split(' ')
   return OAUTH_SCOPES.filter((scope) => asked.includes(scope))
 }
@@ -44,7 +44,7 @@ export function requestedScopesOf(requestedScope: string): Scope[] {
 const mayGrantWrite = (role: WorkspaceRole): boolean => role === 'owner' || role === 'admin'
 
 /** The name shown for a client: its own, else its host, else its id. */
-export function clientDisplayName(pending: Pick<PendingAuthorization, 'clientName' | 'clientUri' | 'clientId'>): string {
+function clientDisplayName(pending: Pick<PendingAuthorization, 'clientName' | 'clientUri' | 'clientId'>): string {
   const name = pending.clientName?.trim()
   if (name) return name.slice(0, 100)
   const host = pending.clientUri ? URL.parse(pending.clientUri)?.host : undefined

@@ -13,9 +13,6 @@ export const OAUTH_ROUTES = {
   jwks: '/oauth/jwks',
 } as const
 
-/** Paths the authorization server answers (Fastify hands them over whole, unparsed). */
-export const isAuthorizationServerPath = (path: string): boolean => path.startsWith('/oauth/') || path === '/.well-known/openid-configuration'
-
 /** The protected resource: the MCP endpoint's canonical URL (no trailing slash), the audience of every access token. */
 export const resourceUrlOf = (config: Pick<Config, 'publicUrl'>): string => `${config.publicUrl}/api/mcp`
 
