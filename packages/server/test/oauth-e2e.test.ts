@@ -124,6 +124,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close()
   await cleanUpProcesses()
+  callback?.closeAllConnections()
   await new Promise((resolve) => callback?.close(resolve))
 }, TIMEOUT_MS)
 

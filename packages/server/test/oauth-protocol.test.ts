@@ -75,6 +75,8 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await server?.close()
+  // The server's fetches keep their connection alive: closing waits for none of them.
+  metadataServer?.closeAllConnections()
   await new Promise((resolve) => metadataServer?.close(resolve))
 })
 
