@@ -40,7 +40,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', 'vitest.config.ts', 'scripts/*.mjs', 'packages/web/scripts/*.mjs'] },
+        projectService: { allowDefaultProject: ['*.js', 'vitest.config.ts', 'scripts/*.mjs', 'packages/web/scripts/*.mjs', 'packages/server/scripts/*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

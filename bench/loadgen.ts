@@ -20,6 +20,8 @@ export interface LoadSpec {
   durationSeconds: number
   /** Count only this database's PostgreSQL backends (plus the server's auxiliary processes). */
   postgresDatabase?: string
+  /** The server under test runs in this process (a child of the bench); unset: in the bench's own process. */
+  serverPid?: number
 }
 
 export interface LoadResult {
@@ -104,6 +106,24 @@ export function postgresCpuDelta(before: Map<string, number> | undefined, after:
   return ms
 }
 
+/** CPU time (user + system, ms) of one process so far, from /proc; undefined once it is gone. */
+export function processCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND
+  } catch {
+    return undefined
+  }
+}
+
+/** The server's CPU time so far (ms): a child's from /proc, else this process's own. */
+function serverCpuMs(pid: number | undefined): number {
+  if (pid !== undefined) return processCpuMs(pid) ?? Number.NaN
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1000
+}
+
 /** Machine-wide busy and steal CPU time (ms, summed over all CPUs) from /proc/stat. */
 function machineCpuMs(): { busy: number; steal: number } | undefined {
   try {
@@ -143,21 +163,21 @@ export async function waitForQuiet(maxSeconds: number, thresholdPct = 25): Promi
 export function measure(spec: LoadSpec, onMeasuring?: () => void): Promise<CaseResult> {
   return new Promise((resolve, reject) => {
     const child = fork(workerPath, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-    let window: { cpu: NodeJS.CpuUsage; pg: Map<string, number> | undefined; machine: ReturnType<typeof machineCpuMs>; at: bigint } | undefined
+    let window: { cpuMs: number; pg: Map<string, number> | undefined; machine: ReturnType<typeof machineCpuMs>; at: bigint } | undefined
     let settled = false
     child.on('message', (message: WorkerMessage) => {
       if (message.type === 'measuring') {
-        window = { cpu: process.cpuUsage(), pg: postgresCpuSample(spec.postgresDatabase), machine: machineCpuMs(), at: process.hrtime.bigint() }
+        window = { cpuMs: serverCpuMs(spec.serverPid), pg: postgresCpuSample(spec.postgresDatabase), machine: machineCpuMs(), at: process.hrtime.bigint() }
         onMeasuring?.()
         return
       }
       if (!window) return reject(new Error('load worker sent a result before the measured window started'))
       const elapsedMs = Number(process.hrtime.bigint() - window.at) / 1e6
-      const cpu = process.cpuUsage(window.cpu)
+      const cpuMs = serverCpuMs(spec.serverPid) - window.cpuMs
       const pgMs = postgresCpuDelta(window.pg, postgresCpuSample(spec.postgresDatabase))
       const machineNow = machineCpuMs()
       const pct = (ms: number) => (100 * ms) / elapsedMs
-      const serverCpuPct = pct((cpu.user + cpu.system) / 1000)
+      const serverCpuPct = pct(cpuMs)
       const loadgenCpuPct = pct(message.result.loadgenCpuMs)
       const postgresCpuPct = pgMs !== undefined ? pct(pgMs) : undefined
       const machine =

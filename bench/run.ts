@@ -9,7 +9,8 @@
  *   BENCH_CONNECTIONS  concurrent keep-alive connections (default 10)
  *   BENCH_PIPELINING   requests in flight per connection (default 1)
  *   BENCH_BACKENDS     comma-separated subset of pglite,postgres (default both)
- *   BENCH_SUITES       comma-separated subset of http,completion,bulk,seal,isolation,dashboard,accounts (default all)
+ *   BENCH_SUITES       comma-separated subset of as-run,http,completion,bulk,seal,isolation,dashboard,accounts (default all)
+ *   BENCH_ROUNDS       rounds of the as-run suite's alternating cases (default 3)
  *   BENCH_SIGN_INS     sign-ins measured per kind by the accounts suite (default 15)
  *   BENCH_BULK         recipients in the bulk-send request (default 10000)
  *   BENCH_RUNS         documents measured by the completion suite (default 50)
@@ -21,6 +22,18 @@
  *   DATABASE_URL       PostgreSQL server (default postgres://postgres@127.0.0.1:5432/test)
  */
 import { fileURLToPath } from 'node:url'
+import {
+  AS_RUN_CASES,
+  AS_RUN_RATIOS,
+  JIT_WARMUP_SECONDS,
+  MCP_HEADERS,
+  mcpStatusCall,
+  measureAsRun,
+  median,
+  type AsRunCase,
+  type AsRunResult,
+} from './as-run.ts'
+import { npmStartArgv } from '../packages/server/test/helpers/processes.ts'
 import { measureBulkSend, type BulkBenchResult } from './bulk.ts'
 import { measureCompletion } from './completion.ts'
 import { FLOOD_HEALTHZ_P99_TARGET_MS, FLOOD_SIGN_UPS, measureAccounts, type AccountsBenchResult } from './accounts.ts'
@@ -32,8 +45,6 @@ import { machineFacts, markdownTable, writeSection, type Row } from './report.ts
 import { ONE_QUERY_PATH, RATE_LIMIT_DESIGN_PATHS, redactUrl, scratchPostgres, startBare, startSignet, type Backend, type LogLevel } from './targets.ts'
 
 const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test'
-/** The issue's target: the document read at ≥ 40% of the bare route's throughput, on PostgreSQL. */
-const TARGET_RATIO = 0.4
 
 function intEnv(name: string, fallback: number, min: number): number {
   const raw = process.env[name]
@@ -54,10 +65,11 @@ const logLevel = (process.env.LOG_LEVEL || 'warn') as LogLevel
 const databaseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL
 const backends = (process.env.BENCH_BACKENDS || 'pglite,postgres').split(',').map((b) => b.trim())
 for (const b of backends) if (b !== 'pglite' && b !== 'postgres') throw new Error(`BENCH_BACKENDS: unknown backend "${b}"`)
-const SUITES = ['http', 'completion', 'bulk', 'seal', 'isolation', 'dashboard', 'accounts']
+const SUITES = ['as-run', 'http', 'completion', 'bulk', 'seal', 'isolation', 'dashboard', 'accounts']
 const suites = (process.env.BENCH_SUITES || SUITES.join(',')).split(',').map((b) => b.trim())
 for (const s of suites) if (!SUITES.includes(s)) throw new Error(`BENCH_SUITES: unknown suite "${s}"`)
 const bulkRecipients = intEnv('BENCH_BULK', 10_000, 1)
+const asRunRounds = intEnv('BENCH_ROUNDS', 3, 1)
 /** The bulk-send issue's target, documents per second end to end. */
 const BULK_TARGET_PER_SECOND = 1000
 const completionRuns = intEnv('BENCH_RUNS', 50, 1)
@@ -69,14 +81,6 @@ const verifyMegabytes = intEnv('BENCH_VERIFY_MB', 50, 1)
 /** The seal issue's targets: seal a 10-page PDF ≤ 150 ms (median); verify ≥ 50% of openssl's hashing speed, and faster than pdfsig. */
 const SEAL_TARGET_MS = 150
 const VERIFY_TARGET_OF_OPENSSL = 0.5
-/** The agent-tool issue's target: an MCP tools/call of get_document_status at ≥ half the REST read's rate. */
-const MCP_VS_REST_TARGET = 0.5
-/** The OAuth issue's target: the same MCP call with an OAuth access token at ≥ 90% of its rate with an API key (the token's lookup as cheap as the key's). */
-const OAUTH_VS_KEY_TARGET = 0.9
-/** What an MCP client sends with every request to the stateless endpoint (protocol 2025-06-18). */
-const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
-const mcpStatusCall = (documentId: string): string =>
-  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_document_status', arguments: { document_id: documentId } } })
 const output = process.env.BENCH_OUTPUT ?? fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url))
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`)
@@ -127,6 +131,7 @@ function commandLine(): string {
     'BENCH_PIPELINING',
     'BENCH_BACKENDS',
     'BENCH_SUITES',
+    'BENCH_ROUNDS',
     'BENCH_RUNS',
     'BENCH_BULK',
     'BENCH_SEAL_RUNS',
@@ -168,6 +173,75 @@ const machineLine = () =>
   `- Machine: ${Object.entries(machineFacts())
     .map(([k, v]) => `${k} ${v}`)
     .join('; ')}`
+
+const fixed = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+const percent = (n: number | undefined) => (n === undefined ? 'n/a' : `${fixed(n)}%`)
+
+async function asRunSuite(): Promise<void> {
+  const results: AsRunResult[] = await perBackend('as-run', async (backend) => {
+    postgresDatabase = backend.kind === 'postgres' ? decodeURIComponent(new URL(backend.databaseUrl).pathname.slice(1)) : undefined
+    try {
+      return await measureAsRun(backend, { rounds: asRunRounds, spec, runCase, logLevel: process.env.LOG_LEVEL || undefined })
+    } finally {
+      postgresDatabase = undefined
+    }
+  })
+  const caseRows = results.flatMap(({ backend, rounds }) =>
+    (Object.keys(AS_RUN_CASES) as AsRunCase[]).map((name) => {
+      const runs = rounds.map((round) => round[name])
+      const of = (pick: (r: CaseResult) => number) => median(runs.map(pick))
+      const perRequestUs = of((r) => (r.serverCpuPct * 1e4) / r.requestsPerSecond)
+      const bad = runs.reduce((sum, r) => sum + r.non2xx + r.errors, 0)
+      return `| ${backend} | \`${AS_RUN_CASES[name]}\` | **${fixed(of((r) => r.requestsPerSecond))}** | ${runs.map((r) => fixed(r.requestsPerSecond)).join(' / ')} | ${fixed(of((r) => r.latencyMs.p99))} | ${fixed(perRequestUs)} | ${percent(of((r) => r.serverCpuPct))} / ${percent(of((r) => r.loadgenCpuPct))} / ${percent(of((r) => r.postgresCpuPct ?? Number.NaN))} / ${percent(of((r) => r.otherCpuPct ?? Number.NaN))} | ${bad} |`
+    }),
+  )
+  const ratioRows = results.map(({ backend, rounds }) => {
+    const cells = Object.values(AS_RUN_RATIOS).map((ratio) => {
+      const values = rounds.map(ratio.of)
+      return `**${fixed(median(values), 2)}** (${values.map((v) => fixed(v, 2)).join(' / ')})`
+    })
+    return `| ${backend} | ${cells.join(' | ')} |`
+  })
+  const postgres = results.find((r) => r.backend === 'PostgreSQL')
+  const verdicts = Object.values(AS_RUN_RATIOS).map((ratio) => {
+    const measured = results.map(({ backend, rounds }) => `${backend} ${fixed(median(rounds.map(ratio.of)), 2)}`).join(', ')
+    if (!postgres) return `**Target (${ratio.name} ≥ ${ratio.target} on PostgreSQL): not measured** — ${measured || 'no backend ran'}.`
+    const value = median(postgres.rounds.map(ratio.of))
+    return `**Target (${ratio.name} ≥ ${ratio.target} on PostgreSQL): ${value >= ratio.target ? 'met' : 'NOT met'}** — measured ${measured}.`
+  })
+  const failed = results.flatMap(({ backend, rounds }) =>
+    (Object.keys(AS_RUN_CASES) as AsRunCase[])
+      .filter((name) => rounds.some((round) => round[name].non2xx + round[name].errors > 0))
+      .map((name) => `${backend} / ${AS_RUN_CASES[name]}`),
+  )
+  if (failed.length > 0)
+    verdicts.push(`> Some cases had non-2xx responses or errors: ${failed.join(', ')} — their numbers, and the ratios built on them, are not valid.`, '')
+  const body = [
+    `## As \`npm start\` runs it`,
+    ``,
+    `- Command: \`${commandLine()}\`${suites.length > 1 ? ' (this section alone: `BENCH_SUITES=as-run npm run bench`)' : ''}`,
+    `- Date: ${new Date().toISOString()}`,
+    machineLine(),
+    `- Settings: ${asRunRounds} rounds; per case ${warmupSeconds} s warm-up (plus ${JIT_WARMUP_SECONDS} s on a freshly started server) + ${durationSeconds} s measured, ${connections} connections, pipelining ${pipelining}; LOG_LEVEL ${process.env.LOG_LEVEL || "the server's default (info), every line written to /dev/null"}.`,
+    `- Every server is a process of its own, as a user runs it: Signet started with \`npm start\`'s command from package.json (\`node ${npmStartArgv().join(' ')}\`: the bundle the build step writes, no TypeScript loader), the one-select and bare routes in \`bench/baseline-server.ts\` (the same configuration, logger and database opening), autocannon in a third process. The instance is seeded with the operator CLI (org, template, owner), the document, the owner's session and the OAuth token (registration, consent, PKCE exchange) over HTTP. Rate limits on: every policy raised out of reach (\`RATE_LIMITS=read-document=1000000,…\`), so each request is still counted against its lease; off: \`RATE_LIMITS=off\`. The cases alternate within each round (one select, bare, read, MCP, MCP with OAuth, then read and MCP with limits off: both Signet servers get the same mix of calls), and each ratio is taken within a round; on PostgreSQL the three servers run side by side, on PGlite (one process per database) each is started for its cases. CPU per request from /proc: the server process's user + system time ÷ requests answered.`,
+    ``,
+    `| Backend | Case | req/s (median) | each round | p99 ms | server CPU µs/req | CPU, % of one core: server / loadgen / postgres / other | non-2xx + errors |`,
+    `|---|---|---:|---|---:|---:|---|---:|`,
+    ...caseRows,
+    ``,
+    `| Backend | ${Object.values(AS_RUN_RATIOS)
+      .map((r) => `${r.name} (target ≥ ${r.target})`)
+      .join(' | ')} |`,
+    `|---|${Object.values(AS_RUN_RATIOS)
+      .map(() => '---:')
+      .join('|')}|`,
+    ...ratioRows,
+    ``,
+    ...verdicts.flatMap((v) => [v, '']),
+  ].join('\n')
+  process.stdout.write(`\n${body}\n`)
+  if (output !== '-') writeSection(output, 'as-run', body)
+}
 
 async function bulkSuite(): Promise<void> {
   const results: BulkBenchResult[] = await perBackend('bulk', (backend) => measureBulkSend(backend, bulkRecipients))
@@ -378,9 +452,6 @@ async function accountsSuite(): Promise<void> {
   if (output !== '-') writeSection(output, 'accounts', body)
 }
 
-/** The hardening issue's target: with rate limits on, the document read at ≥ 80% of one prepared select of its row. */
-const READ_VS_ONE_QUERY_TARGET = 0.8
-
 async function main(): Promise<void> {
   const readVsOneQuery: Record<string, number> = {}
   const mcpVsRest: Record<string, number> = {}
@@ -481,32 +552,12 @@ async function main(): Promise<void> {
   }
 
   const table = markdownTable(rows)
-  const pgVsOneQuery = readVsOneQuery.PostgreSQL
-  const oneQueryVerdict =
-    pgVsOneQuery === undefined
-      ? `**Target (document read, rate limits on, ≥ ${READ_VS_ONE_QUERY_TARGET * 100}% of one prepared select on PostgreSQL): not measured**`
-      : `**Target (document read, rate limits on, ≥ ${READ_VS_ONE_QUERY_TARGET * 100}% of one prepared select of the same row, on PostgreSQL): ${pgVsOneQuery >= READ_VS_ONE_QUERY_TARGET ? 'met' : 'NOT met'}** — measured ${(pgVsOneQuery * 100).toFixed(0)}%${readVsOneQuery.PGlite !== undefined ? ` (PGlite: ${(readVsOneQuery.PGlite * 100).toFixed(0)}%)` : ''}.`
-  const mcpVerdict =
-    Object.keys(mcpVsRest).length === 0
-      ? `**Target (MCP get_document_status ≥ ${MCP_VS_REST_TARGET * 100}% of GET /api/v1/documents/{id}): not measured**`
-      : `**Target (MCP get_document_status ≥ ${MCP_VS_REST_TARGET * 100}% of GET /api/v1/documents/{id} calls per second): ${Object.values(mcpVsRest).every((r) => r >= MCP_VS_REST_TARGET) ? 'met' : 'NOT met'}** — measured ${Object.entries(
-          mcpVsRest,
-        )
-          .map(([backend, r]) => `${backend} ${(r * 100).toFixed(0)}%`)
-          .join(', ')}.`
-  const oauthVerdict =
-    Object.keys(oauthVsKey).length === 0
-      ? `**Target (MCP call with an OAuth token ≥ ${OAUTH_VS_KEY_TARGET * 100}% of the same call with an API key): not measured**`
-      : `**Target (MCP get_document_status with an OAuth access token ≥ ${OAUTH_VS_KEY_TARGET * 100}% of the same call with an API key): ${Object.values(oauthVsKey).every((r) => r >= OAUTH_VS_KEY_TARGET) ? 'met' : 'NOT met'}** — measured ${Object.entries(
-          oauthVsKey,
-        )
-          .map(([backend, r]) => `${backend} ${(r * 100).toFixed(0)}%`)
-          .join(', ')}.`
-  const pgRead = rows.find((r) => r.backend === 'PostgreSQL' && r.name.startsWith('GET /api'))
-  const verdict =
-    pgRead?.ratio === undefined
-      ? `**Target (document read ≥ ${TARGET_RATIO * 100}% of the bare route on PostgreSQL): not measured** — PostgreSQL was not benchmarked.`
-      : `**Target (document read ≥ ${TARGET_RATIO * 100}% of the bare route on PostgreSQL): ${pgRead.ratio >= TARGET_RATIO ? 'met' : 'NOT met'}** — measured ${(pgRead.ratio * 100).toFixed(0)}%.`
+  const diagnosticRatios = Object.keys(readVsOneQuery)
+    .map(
+      (backend) =>
+        `${backend}: read / one select ${fixed(readVsOneQuery[backend] ?? Number.NaN, 2)}, MCP / read ${fixed(mcpVsRest[backend] ?? Number.NaN, 2)}, OAuth / key ${fixed(oauthVsKey[backend] ?? Number.NaN, 2)}`,
+    )
+    .join('; ')
   const bad = rows.filter((r) => r.result.non2xx > 0 || r.result.errors > 0)
   if (disturbed.length > 0) {
     notes.push(
@@ -518,7 +569,9 @@ async function main(): Promise<void> {
 
   const allFacts = machineFacts(facts)
   const body = [
-    `## Latest run`,
+    `## In-process diagnostic`,
+    ``,
+    `Not how a user runs the server (see "As \`npm start\` runs it" above for that, and for the targets): the app built by \`buildApp(createServices(...))\` inside the bench's own process, where the read's floor and the rate-limit designs can be mounted beside the real routes on the same database handle. Kept to compare those designs and to profile the app without process boundaries.`,
     ``,
     `- Command: \`${commandLine()}\``,
     `- Date: ${startedAt.toISOString()}`,
@@ -529,27 +582,21 @@ async function main(): Promise<void> {
     ``,
     table,
     ``,
-    verdict,
-    ``,
-    oneQueryVerdict,
-    ``,
-    mcpVerdict,
-    ``,
-    oauthVerdict,
+    `Ratios in this process: ${diagnosticRatios || 'none measured'}.`,
     ...notes.map((n) => `\n> ${n}`),
     ``,
     `### Method`,
     ``,
-    `- Everything runs on this one machine over loopback (127.0.0.1 only). The servers under test — the bare Fastify route and the Signet app (\`buildApp(createServices(...))\`, as \`npm start\` builds it) — run in the bench's own Node process, started with \`node --import tsx\` like \`npm start\`.`,
+    `- Everything runs on this one machine over loopback (127.0.0.1 only). The servers under test — the bare Fastify route and the Signet app (\`buildApp(createServices(...))\`, as \`npm start\` builds it) — run in the bench's own Node process, started with \`node --import tsx\` (TypeScript compiled at load, unlike \`npm start\`'s bundle).`,
     `- The load generator is autocannon ${allFacts.autocannon} in a **separate Node process** (\`bench/load-worker.ts\`, forked per case), so its event loop and GC never share a thread with the server. With ${allFacts.nproc} cores, the server, the load generator and (for the PostgreSQL rows) the PostgreSQL backends still compete for the same CPUs; the CPU column shows how much of one core each used during the measured window, from \`process.cpuUsage()\` and /proc (server = the whole bench process, which includes PGlite's WASM engine in the PGlite rows; postgres = the scratch database's backends plus the server's auxiliary processes; other = everything else on the machine; steal = time the hypervisor withheld). "server CPU µs/req" = the server's CPU time ÷ requests served. Before each case the bench waits (up to BENCH_QUIET_WAIT s) for other load to stop.`,
     `- Each case: ${warmupSeconds} s of the same load (discarded), then ${durationSeconds} s measured with ${connections} keep-alive connections, pipelining ${pipelining}. req/s is autocannon's per-second average; latencies are autocannon's whole-millisecond histogram.`,
     `- The bare baseline is \`GET /bare\` → \`{"hello":"world"}\` on Fastify ${allFacts.fastify} with the same logger configuration as the app. In each backend's section it is measured before and after the app's cases; "vs bare" divides by the mean of the two.`,
-    `- Signet is seeded through \`executeAdminCommand\` (org + API key, one-page template) and one \`POST /api/v1/documents\`. \`GET /api/v1/documents/{id}\` reads that document with its bearer key. The MCP case sends the JSON-RPC \`tools/call\` of \`get_document_status\` for the same document to \`POST /api/mcp\` with the same key (a new stateless MCP server and transport per request, as in production); its target compares it with the REST read. The OAuth case sends the same call with an access token obtained through the whole flow at seeding (dynamic registration, the consent endpoint with an owner's session, the PKCE code exchange); its target compares it with the API-key call. \`POST /api/v1/documents\` creates a single-signer document each request (same body every time), so the POST case also pays for the mail outbox insert and the outbox dispatcher claiming and "delivering" each invitation — through a no-op mailer; no SMTP.`,
+    `- Signet is seeded through \`executeAdminCommand\` (org + API key, one-page template) and one \`POST /api/v1/documents\`. \`GET /api/v1/documents/{id}\` reads that document with its bearer key. The MCP case sends the JSON-RPC \`tools/call\` of \`get_document_status\` for the same document to \`POST /api/mcp\` with the same key (the app's one MCP server and its JSON transport, as in production); its target compares it with the REST read. The OAuth case sends the same call with an access token obtained through the whole flow at seeding (dynamic registration, the consent endpoint with an owner's session, the PKCE code exchange); its target compares it with the API-key call. \`POST /api/v1/documents\` creates a single-signer document each request (same body every time), so the POST case also pays for the mail outbox insert and the outbox dispatcher claiming and "delivering" each invitation — through a no-op mailer; no SMTP.`,
     `- PGlite runs on disk in a temporary directory (as \`npm start\` uses \`DATA_DIR/pgdata\`). PostgreSQL runs in a scratch database created on the server named by DATABASE_URL and dropped afterwards; the app's pool is the default (\`max: 10\`).`,
     `- LOG_LEVEL=${logLevel}${logLevel === 'warn' ? ': per-request "incoming request"/"request completed" info lines are not written. Production defaults to info; see the analysis below for what that costs.' : '.'}`,
   ].join('\n')
 
-  process.stdout.write(`\n${table}\n\n${verdict}\n\n${oneQueryVerdict}\n\n${mcpVerdict}\n\n${oauthVerdict}\n`)
+  process.stdout.write(`\n${table}\n\nRatios in this process: ${diagnosticRatios}\n`)
   for (const note of notes) process.stdout.write(`\n${note}\n`)
   if (output !== '-') {
     writeSection(output, 'bench', body)
@@ -557,6 +604,7 @@ async function main(): Promise<void> {
   }
 }
 
+if (suites.includes('as-run')) await asRunSuite()
 if (suites.includes('http')) await main()
 if (suites.includes('completion')) await completionSuite()
 if (suites.includes('bulk')) await bulkSuite()

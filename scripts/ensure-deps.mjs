@@ -1,6 +1,6 @@
 // Installs dependencies when node_modules is missing or older than the lockfile, and builds
-// the dashboard when its build is missing or older than its sources, so that `npm start` and
-// `npm test` work on a fresh clone. Output goes to stderr so that `npm run -s admin` keeps
+// the dashboard and the server when their builds are missing or older than their sources, so
+// that `npm start` and `npm test` work on a fresh clone. Output goes to stderr so that `npm run -s admin` keeps
 // stdout as pure JSON.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
@@ -22,6 +22,9 @@ if (!existsSync(built) || statSync(built).mtimeMs < Math.max(...sources.map(newe
   process.stderr.write('Building the dashboard (packages/web)…\n')
   run('npm', ['run', '-s', 'build', '-w', '@signet/web'])
 }
+
+// The server as `npm start` runs it: one JavaScript file (packages/server/scripts/build-server.mjs).
+run('node', ['packages/server/scripts/build-server.mjs'])
 
 function run(command, args) {
   const result = spawnSync(command, args, { stdio: ['ignore', 2, 2] })

@@ -55,6 +55,11 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     ...connectionOptions(config.connections),
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.server.maxConnections = config.connections.maxConnections
+  // What authentication sets on a request (http/auth.ts), declared up front so every request object has the same shape.
+  app.decorateRequest('principal', null)
+  app.decorateRequest('userSession', null)
+  app.decorateRequest('scopes', null)
+  app.decorateRequest('oauthHolder', null)
   sendNosniffOnEveryResponse(app.server)
 
   // JSON bodies are validated without coercion; query strings and paths arrive as text.

@@ -43,8 +43,10 @@ async function main(): Promise<void> {
   // Fastify 5.12 closes only the keep-alive connections that are idle when close() begins
   // (fastify#7044): one whose request was still running would stay open after its response and
   // hold app.close() until the forced exit. Such responses ask the client to close instead.
-  app.addHook('onSend', async (_request, reply) => {
+  // A callback hook, not an async one: it runs on every response, and a promise each is measurable.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close')
+    done(null, payload)
   })
   const shutdown = async (signal: string) => {
     if (closing) return

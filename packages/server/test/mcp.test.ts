@@ -602,6 +602,110 @@ describe('the HTTP layer', () => {
     expect(body.error.message).toMatch(/Unsupported protocol version.*1999-01-01/)
     expect(await statusOf(postMcp(server, rpc(5, 'tools/list'), { ...auth, 'mcp-protocol-version': '2025-03-26' }))).toBe(200)
   })
+
+  /*
+   * One MCP server answers every request of the process (mcp/json-transport.ts): what a client
+   * sees must be what the SDK's own per-request transport answered, and no client may see, or
+   * touch, another's requests.
+   */
+  const usageCall = (id: string | number) => rpc(id as number, 'tools/call', { name: 'get_usage', arguments: {} })
+  type UsageAnswer = { jsonrpc: string; id: string | number; result: { structuredContent: { org_id: string } } }
+
+  // Over PostgreSQL the requests overlap inside the server; over PGlite (in-process) each tends to
+  // run to its end before the next is read. mcp-transport.test.ts holds them open on purpose.
+  test('two clients sending the same id at once each get their own answer: their own org, their own id', async () => {
+    const ours = { authorization: `Bearer ${org.apiKey}` }
+    const theirs = { authorization: `Bearer ${stranger.apiKey}` }
+    const pairs = await Promise.all(Array.from({ length: 10 }, () => Promise.all([postMcp(server, usageCall(1), ours), postMcp(server, usageCall(1), theirs)])))
+    for (const [mine, other] of pairs) {
+      expect(await bodyOf<UsageAnswer>(mine)).toMatchObject({ jsonrpc: '2.0', id: 1, result: { structuredContent: { org_id: org.orgId } } })
+      expect(await bodyOf<UsageAnswer>(other)).toMatchObject({ jsonrpc: '2.0', id: 1, result: { structuredContent: { org_id: stranger.orgId } } })
+    }
+  })
+
+  test('a batch of two requests: an array of their answers in their order, under their ids', async () => {
+    const response = await postMcp(server, [usageCall('usage'), rpc(2, 'ping')], { authorization: `Bearer ${org.apiKey}` })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    const body = await bodyOf<unknown[]>(response)
+    expect(body).toHaveLength(2)
+    expect(body[0]).toMatchObject({ jsonrpc: '2.0', id: 'usage', result: { structuredContent: { org_id: org.orgId } } })
+    expect(body[1]).toEqual({ jsonrpc: '2.0', id: 2, result: {} })
+  })
+
+  test('notifications only: 202 with no body', async () => {
+    const auth = { authorization: `Bearer ${org.apiKey}` }
+    for (const body of [
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      [{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }],
+    ]) {
+      const response = await postMcp(server, body, auth)
+      expect(response.status).toBe(202)
+      expect(response.headers.get('content-type')).toBeNull()
+      expect(response.headers.get('cache-control')).toBe('no-store')
+      expect(await response.text()).toBe('')
+    }
+  })
+
+  test("refusals of the whole body word by word as the SDK's transport gave them (406, 415, 400)", async () => {
+    const auth = { authorization: `Bearer ${org.apiKey}` }
+    const refusal = (code: number, message: string) => JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null })
+    const cases: [string, Promise<Response>, number, string][] = [
+      [
+        'Accept without text/event-stream',
+        postMcp(server, rpc(1, 'ping'), { ...auth, accept: 'application/json' }),
+        406,
+        refusal(-32000, 'Not Acceptable: Client must accept both application/json and text/event-stream'),
+      ],
+      [
+        // A media type Fastify's JSON parser takes but the SDK's parser does not (a comma in the parameters).
+        'Content-Type the SDK does not take for JSON',
+        postMcp(server, rpc(1, 'ping'), { ...auth, 'content-type': 'application/json; a=b, c' }),
+        415,
+        refusal(-32000, 'Unsupported Media Type: Content-Type must be application/json'),
+      ],
+      ['no body', postMcp(server, undefined, auth), 400, refusal(-32700, 'Parse error: Invalid JSON')],
+      ['not a JSON-RPC message', postMcp(server, { method: 'ping' }, auth), 400, refusal(-32700, 'Parse error: Invalid JSON-RPC message')],
+      ['an id that is no integer', postMcp(server, rpc(1.5, 'ping'), auth), 400, refusal(-32700, 'Parse error: Invalid JSON-RPC message')],
+      [
+        'initialize in a batch',
+        postMcp(server, [rpc(1, 'initialize', INITIALIZE_PARAMS), rpc(2, 'ping')], auth),
+        400,
+        refusal(-32600, 'Invalid Request: Only one initialization request is allowed'),
+      ],
+      [
+        'an unsupported MCP-Protocol-Version',
+        postMcp(server, rpc(1, 'ping'), { ...auth, 'mcp-protocol-version': '1999-01-01' }),
+        400,
+        refusal(
+          -32000,
+          'Bad Request: Unsupported protocol version: 1999-01-01 (supported versions: 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07)',
+        ),
+      ],
+    ]
+    for (const [name, pending, status, body] of cases) {
+      const response = await pending
+      expect(response.status, name).toBe(status)
+      expect(response.headers.get('content-type'), name).toBe('application/json; charset=utf-8')
+      expect(response.headers.get('cache-control'), name).toBe('no-store')
+      expect(await response.text(), name).toBe(body)
+    }
+  })
+
+  // The server's own ids are not known here: mcp-transport.test.ts guesses every one of them.
+  test("a client's notifications/cancelled cannot cancel another client's request", async () => {
+    const call = postMcp(server, rpc(1, 'tools/call', { name: 'get_usage', arguments: {} }), { authorization: `Bearer ${org.apiKey}` })
+    // Every small id, as numbers, in batches of ten (the most a body may hold).
+    const cancellations = Array.from({ length: 10 }, (_, batch) =>
+      postMcp(
+        server,
+        Array.from({ length: 10 }, (_, i) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: batch * 10 + i } })),
+        { authorization: `Bearer ${stranger.apiKey}` },
+      ),
+    )
+    for (const response of await Promise.all(cancellations)) expect(await statusOf(Promise.resolve(response))).toBe(202)
+    expect(await bodyOf(await call)).toMatchObject({ id: 1, result: { structuredContent: { org_id: org.orgId } } })
+  })
 })
 
 describe('the agent-tools rate limit', () => {

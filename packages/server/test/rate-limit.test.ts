@@ -8,6 +8,7 @@ import { openDatabase } from '../src/db/client.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { PdfWork } from '../src/pdf-work/pdf-work.ts'
 import { documents, rateLimitCounters } from '../src/db/schema.ts'
+import { consumeRateLimit, consumeRateLimitNow } from '../src/rate-limits/consume-rate-limit.ts'
 import { bodyOf, createSentDocument, expectError, postDocument, setupOrg, uniqueEmail, type TestOrg } from './helpers/api.ts'
 import { makePdf } from './helpers/pdf.ts'
 import { createScratchDatabase } from './helpers/postgres.ts'
@@ -152,6 +153,46 @@ describe('every /api/v1 route has a limit', () => {
     const bad = await server.request('/api/v1/billing/spend-cap', { method: 'PUT', key: org.apiKey, json: { spend_cap_cents: -5 } })
     expect(bad.status).toBe(400)
     expect(rateLimitOf(bad)).toMatchObject({ policy: 'spend-cap', r: 118 })
+  })
+})
+
+describe('the lease', () => {
+  test('is refilled in the background before it runs out: a steady stream of requests never waits for the database, and the row never grants past the limit', async () => {
+    const services = { ...server.services, config: loadConfig({ RATE_LIMITS: 'bench-lease=1000' }) }
+    const policy = { name: 'bench-lease', perHour: 1000 }
+    const orgId = `lease-test-${Date.now()}`
+    const rowCount = async () => {
+      const rows = await server.services.db
+        .select({ count: rateLimitCounters.count })
+        .from(rateLimitCounters)
+        .where(eq(rateLimitCounters.key, `${policy.name}:${orgId}`))
+      return rows[0]?.count ?? 0
+    }
+    // The first request asks the database (nothing leased yet): a twentieth of the limit, 50.
+    expect(consumeRateLimitNow(services, policy, orgId)).toBeUndefined()
+    expect((await consumeRateLimit(services, policy, orgId)).allowed).toBe(true)
+    expect(await rowCount()).toBe(50)
+
+    // Which requests had to wait for the database (the lease empty): none while leases are large.
+    const waited: number[] = []
+    let served = 1
+    while (served < 1000) {
+      let decision = consumeRateLimitNow(services, policy, orgId)
+      if (!decision) {
+        waited.push(served)
+        decision = await consumeRateLimit(services, policy, orgId)
+      }
+      if (!decision.allowed) break
+      served++
+      // Time passes between requests, as between HTTP requests: a background refill completes meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 1))
+    }
+    expect(served).toBe(1000)
+    // Near the limit a lease is a twentieth of what is left, down to one request: only there may a request wait.
+    expect(waited.filter((index) => index < 900)).toEqual([])
+    expect(await rowCount()).toBe(1000)
+    // The window is spent: refused from memory, without the database.
+    expect(consumeRateLimitNow(services, policy, orgId)).toMatchObject({ allowed: false, remaining: 0 })
   })
 })
 

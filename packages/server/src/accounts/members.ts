@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, isNull, ne } from 'drizzle-orm'
 import type { Actor } from '../actors/actor.ts'
 import type { Db } from '../db/client.ts'
+import type { Services } from '../services.ts'
 import { accountTokens, memberships, userSessions, users, type WorkspaceRole } from '../db/schema.ts'
 import { AppError, notFound } from '../errors.ts'
 import { isUuid } from '../lib/ids.ts'
@@ -80,8 +81,14 @@ async function anotherOwnerRemains(tx: Db, orgId: string, userId: string): Promi
  * and every process forgets the OAuth tokens it cached, so an app the member connected loses at
  * once what the new role may not hold (write, for a member).
  */
-export async function updateMember(db: Db, actor: Actor, userId: string, role: WorkspaceRole, now: Date): Promise<Member> {
-  return db.transaction(async (tx) => {
+export async function updateMember(
+  services: Pick<Services, 'db' | 'principals'>,
+  actor: Actor,
+  userId: string,
+  role: WorkspaceRole,
+  now: Date,
+): Promise<Member> {
+  const updated = await services.db.transaction(async (tx) => {
     await lockWorkspace(tx, actor.orgId)
     const member = await membershipOf(tx, actor.orgId, userId)
     requireMayAssign(actor, member.role, role)
@@ -94,6 +101,9 @@ export async function updateMember(db: Db, actor: Actor, userId: string, role: W
     await announcePrincipalsChanged(tx)
     return { user_id: userId, email: member.email, name: member.name, role, joined_at: member.joined.toISOString() }
   })
+  // This process at once: the member's next request here must not wait for the notification.
+  services.principals.clear()
+  return updated
 }
 
 /**
@@ -101,7 +111,8 @@ export async function updateMember(db: Db, actor: Actor, userId: string, role: W
  * acting in this workspace move to another of theirs, or to none; their pending invitations
  * to it are revoked, and so are the apps they connected to it (Connected apps).
  */
-export async function removeMember(db: Db, actor: Actor, userId: string, now: Date): Promise<void> {
+export async function removeMember(services: Pick<Services, 'db' | 'principals'>, actor: Actor, userId: string, now: Date): Promise<void> {
+  const { db } = services
   const self = requireSignedIn(actor).id === userId
   await db.transaction(async (tx) => {
     await lockWorkspace(tx, actor.orgId)
@@ -117,4 +128,6 @@ export async function removeMember(db: Db, actor: Actor, userId: string, now: Da
       .set({ orgId: next })
       .where(and(eq(userSessions.userId, userId), eq(userSessions.orgId, actor.orgId)))
   })
+  // revokeGrantsOfMember NOTIFYs every process; this one forgets the member's app tokens at once.
+  services.principals.clear()
 }

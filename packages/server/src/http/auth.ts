@@ -1,8 +1,8 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { actorFor, type Actor } from '../actors/actor.ts'
 import type { Grant, OAuthGrantHolder, Principal } from '../actors/principal.ts'
 import { requireScope, SCOPES, type Scope } from '../actors/scopes.ts'
-import { authenticateApiKey } from '../api-keys/api-keys.ts'
+import { authenticateApiKey, cachedApiKeyGrant } from '../api-keys/api-keys.ts'
 import { FailedKeyLookups } from '../api-keys/failed-key-lookups.ts'
 import { authenticateSession, type SignedInSession } from '../accounts/sessions.ts'
 import type { Services } from '../services.ts'
@@ -16,8 +16,8 @@ declare module 'fastify' {
     principal: Principal | null
     /** The dashboard session the request came with (routes behind apiAuth), or null for a key. */
     userSession: SignedInSession | null
-    /** What the caller may do: the key's scopes, or every scope for a dashboard session. */
-    scopes: readonly Scope[]
+    /** What the caller may do: the key's scopes, or every scope for a dashboard session (null before authentication: nothing). */
+    scopes: readonly Scope[] | null
     /** The client and granting person when an OAuth access token authenticated the request (the MCP endpoint). */
     oauthHolder: OAuthGrantHolder | null
   }
@@ -106,11 +106,13 @@ const keyScopeOf = (request: FastifyRequest): Scope => (request.method === 'GET'
  */
 export function apiAuth(services: AuthServices) {
   const keyAuth = apiKeyAuth(services)
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  const requireKeyScope = (request: FastifyRequest) =>
+    requireScope({ authMethod: 'api_key', scopes: request.scopes ?? [] }, keyScopeOf(request), `${request.method} ${request.routeOptions.url ?? request.url}`)
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const sessionToken = presentedKey(request) ? undefined : sessionTokenOf(request)
     if (!sessionToken) {
       await keyAuth(request, reply)
-      requireScope({ authMethod: 'api_key', scopes: request.scopes }, keyScopeOf(request), `${request.method} ${request.routeOptions.url ?? request.url}`)
+      requireKeyScope(request)
       return
     }
     // What a session sees is the person's: no cache (browser, proxy) keeps it.
@@ -124,6 +126,24 @@ export function apiAuth(services: AuthServices) {
     request.userSession = session
     request.scopes = SCOPES
     request.principal = session.workspace ? { orgId: session.workspace.orgId, orgName: session.workspace.orgName, plan: session.workspace.plan } : null
+  }
+  // Callback-style: a key this process already knows is answered without a promise (every request of a busy client).
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const key = presentedKey(request)
+    const known = key === undefined ? undefined : cachedApiKeyGrant(services, key)
+    if (!known) {
+      authenticate(request, reply).then(() => done(), done)
+      return
+    }
+    request.userSession = null
+    request.principal = known.principal
+    request.scopes = known.scopes
+    try {
+      requireKeyScope(request)
+    } catch (error) {
+      return done(error as Error)
+    }
+    done()
   }
 }
 
@@ -148,6 +168,7 @@ export function sessionOf(request: FastifyRequest): SignedInSession {
  */
 export function actorOf(request: FastifyRequest, channel: 'rest' | 'mcp' = 'rest'): Actor {
   const principal = principalOf(request)
+  const scopes = request.scopes ?? []
   const client = { ip: request.ip, userAgent: request.headers['user-agent'] ?? null, clientName: null }
   const holder = request.oauthHolder
   if (holder) {
@@ -159,14 +180,14 @@ export function actorOf(request: FastifyRequest, channel: 'rest' | 'mcp' = 'rest
       ...client,
       clientName: holder.clientName,
       user: holder.user,
-      scopes: request.scopes,
+      scopes,
     })
   }
   const session = request.userSession
   if (session?.workspace) {
     const { role } = session.workspace
     const user = { id: session.userId, email: session.email, name: session.name, role, isOperator: session.isOperator }
-    return actorFor(principal, { channel: 'dashboard', authMethod: 'session', agentTriggered: false, ...client, user, scopes: request.scopes })
+    return actorFor(principal, { channel: 'dashboard', authMethod: 'session', agentTriggered: false, ...client, user, scopes })
   }
-  return actorFor(principal, { channel, authMethod: 'api_key', agentTriggered: channel === 'mcp', ...client, user: null, scopes: request.scopes })
+  return actorFor(principal, { channel, authMethod: 'api_key', agentTriggered: channel === 'mcp', ...client, user: null, scopes })
 }

@@ -1,6 +1,7 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto'
 
-export const sha256Hex = (data: Uint8Array | string): string => createHash('sha256').update(data).digest('hex')
+/** One call, no Hash object: half the cost of createHash for a key or token (hashed on every request). */
+export const sha256Hex = (data: Uint8Array | string): string => hash('sha256', data, 'hex')
 
 /** Bytes hashed between two turns of the event loop. */
 const HASH_SLICE = 1024 * 1024

@@ -1,10 +1,11 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, RequestSchema, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RequestSchema, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
+import { JsonTransport } from './json-transport.ts'
 import { callTool, toolsFor, type Toolbox } from './toolbox.ts'
 import type { ToolContext } from './tool.ts'
 
-const INSTRUCTIONS =
+export const INSTRUCTIONS =
   'Signet sends PDF templates for e-signature and seals finished PDFs. To collect signatures: list_templates, then create_and_send_document ' +
   '(each signer signs through an e-mailed link; you cannot sign for them), then get_document_status until completed, then get_signed_file. ' +
   'To certify a finished PDF without signatures: seal_document. get_usage tells what the plan still allows.'
@@ -18,26 +19,34 @@ const INSTRUCTIONS =
 const AnyToolCall = RequestSchema.extend({ method: CallToolRequestSchema.shape.method })
 
 /**
- * The SDK builds a JSON Schema validator (a new Ajv) for every Server unless it is given one;
- * with a server per request that was a third of the endpoint's CPU time. We never ask the client
- * for input (elicitation, its only use), so one shared instance serves every request.
+ * The SDK builds a JSON Schema validator (a new Ajv, a few milliseconds) for every Server unless
+ * it is given one. It serves elicitation only, which we never use, so one instance serves every
+ * Server of the process (a test process builds many apps).
  */
 const sharedValidator = new AjvJsonSchemaValidator()
 
 /**
- * An MCP server for one HTTP request (the endpoint is stateless): it answers initialize,
- * tools/list and tools/call for the given caller, whose identity and scopes the HTTP layer established.
+ * The MCP server of an app: one SDK Server (initialize and version negotiation, ping,
+ * tools/list, tools/call, the JSON-RPC errors) for every request, connected once to the
+ * JsonTransport through which the HTTP layer hands it each request with its caller (whose
+ * identity and scopes the HTTP layer established). Each handler takes its caller from the
+ * transport by the id of the request it answers, so no request sees another's caller.
  */
-export function mcpServerFor(toolbox: Toolbox, context: ToolContext, version: string): Server {
+export async function startMcpServer(toolbox: Toolbox, version: string): Promise<JsonTransport<ToolContext>> {
+  const transport = new JsonTransport<ToolContext>()
   const server = new Server(
     { name: 'signet', title: 'Signet', version },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator },
   )
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolsFor(toolbox, context.actor) }))
-  server.setRequestHandler(AnyToolCall, (request) => {
+  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: toolsFor(toolbox, transport.contextOf(extra).actor) }))
+  server.setRequestHandler(AnyToolCall, (request, extra) => {
+    // Cancelled by a notifications/cancelled of the same body: the Server drops the result of a
+    // cancelled request, so the call is not run at all (its side effects would be unasked for).
+    if (extra.signal.aborted) throw new McpError(ErrorCode.ConnectionClosed, 'Request was cancelled')
     // The SDK's tools/call wrapper has validated the call against CallToolRequestSchema before this runs.
     const { name, arguments: args } = (request as CallToolRequest).params
-    return callTool(toolbox, context, name, args)
+    return callTool(toolbox, transport.contextOf(extra), name, args)
   })
-  return server
+  await server.connect(transport)
+  return transport
 }

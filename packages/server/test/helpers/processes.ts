@@ -1,20 +1,21 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { buildServer } from '../../scripts/build-server.mjs'
 import { makePdf } from './pdf.ts'
 
 /**
  * The real server and operator CLI as child processes, started the way an operator
- * starts them (`node --import tsx …` from the repository root). On PGlite every CLI
+ * starts them from the repository root: the server with `npm start`'s own command (the
+ * built bundle, rebuilt first when a source changed), the CLI with `node --import tsx`. On PGlite every CLI
  * call without a server, and every server start, boots the embedded database: several
  * seconds on a loaded 2-core machine, more for a fresh DATA_DIR (initdb + migrations).
  */
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
-const SERVER_ENTRY = 'packages/server/src/server.ts'
 const CLI_ENTRY = 'packages/server/src/admin/cli.ts'
 
 /** CI's second pass sets DATABASE_URL; the children inherit it and use PostgreSQL. */
@@ -80,8 +81,19 @@ interface Spawned {
   stderr(): string
 }
 
-function spawnTracked(entry: string, args: string[], env: NodeJS.ProcessEnv): Spawned {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+/**
+ * `npm start`'s command from the root package.json (run directly, not through npm, so the
+ * child is the server itself): `node` and its flags, then the entry.
+ */
+export function npmStartArgv(): string[] {
+  const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  const [command, ...args] = manifest.scripts.start.split(/\s+/)
+  if (command !== 'node') throw new Error(`npm start runs "${manifest.scripts.start}"; the helpers expect a node command`)
+  return args
+}
+
+function spawnTracked(nodeArgs: string[], env: NodeJS.ProcessEnv): Spawned {
+  const child = spawn(process.execPath, nodeArgs, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
   children.add(child)
   let stdout = ''
   let stderr = ''
@@ -145,6 +157,7 @@ export interface ServerProcess {
 
 /** Starts `server.ts` on DATA_DIR (and DATABASE_URL when set) on a free port and waits for GET /healthz → 200. */
 export async function startServer(options: { dataDir: string; env?: NodeJS.ProcessEnv }): Promise<ServerProcess> {
+  await buildServer()
   for (let attempt = 1; ; attempt++) {
     const server = launchServer(options.dataDir, await freePort(), options.env)
     try {
@@ -158,7 +171,7 @@ export async function startServer(options: { dataDir: string; env?: NodeJS.Proce
 }
 
 function launchServer(dataDir: string, port: number, env: NodeJS.ProcessEnv = {}): ServerProcess {
-  const spawned = spawnTracked(SERVER_ENTRY, [], childEnv(dataDir, { PORT: String(port), ...env }))
+  const spawned = spawnTracked(npmStartArgv(), childEnv(dataDir, { PORT: String(port), ...env }))
   const url = `http://127.0.0.1:${port}`
   let exit: Exit | undefined
   void spawned.exited.then((e) => (exit = e))
@@ -234,7 +247,7 @@ export interface CliResult {
 
 /** Runs the operator CLI against DATA_DIR (and DATABASE_URL when set); never rejects on a non-zero exit. */
 export async function runCli(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  const spawned = spawnTracked(CLI_ENTRY, args, childEnv(dataDir, env))
+  const spawned = spawnTracked(['--import', 'tsx', CLI_ENTRY, ...args], childEnv(dataDir, env))
   const result = await withTimeout(spawned.exited, CLI_TIMEOUT_MS)
   if (result === 'timeout') {
     spawned.child.kill('SIGKILL')

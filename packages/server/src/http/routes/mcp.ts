@@ -1,8 +1,7 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../../errors.ts'
 import { INVALID_REQUEST, isSealCall, isToolCall, MAX_BATCH_MESSAGES, messagesOf, replyIdOf } from '../../mcp/json-rpc.ts'
-import { mcpServerFor } from '../../mcp/mcp-server.ts'
+import { startMcpServer } from '../../mcp/mcp-server.ts'
 import { buildToolbox } from '../../mcp/toolbox.ts'
 import { maxBase64Length } from '../../mcp/tools/seal.ts'
 import type { Services } from '../../services.ts'
@@ -14,29 +13,16 @@ const SERVER_ERROR = -32000
 /** Room for the JSON around a seal_document call's base64 PDF. */
 const JSON_ENVELOPE_BYTES = 64 * 1024
 
-/** The headers the SDK's transport reads; the rest (authorization above all) stay with Fastify. */
-const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'] as const
-
-/** The Fastify request as the SDK's web-standard transport reads it (the body is already parsed). */
-function webRequestOf(request: FastifyRequest): Request {
-  const headers = new Headers()
-  for (const name of TRANSPORT_HEADERS) {
-    const value = request.headers[name]
-    if (typeof value === 'string') headers.set(name, value)
-  }
-  return new Request(ENDPOINT_URL, { method: request.method, headers })
-}
-const ENDPOINT_URL = 'http://signet.invalid/api/mcp'
-
 /**
- * The agent-tool endpoint: MCP over Streamable HTTP, stateless (a server per request, JSON
- * responses, no sessions). Authentication, the Origin check, the body's size (BODY_LIMIT but
- * for one seal_document call), the batch size and the rate limits (agent-tools, agent-protocol)
- * happen here, before the SDK sees the request; the tools delegate to the same domain
- * functions as the REST routes (mcp/tools).
+ * The agent-tool endpoint: MCP over Streamable HTTP, stateless (JSON responses, no sessions).
+ * Authentication, the Origin check, the body's size (BODY_LIMIT but for one seal_document
+ * call), the batch size and the rate limits (agent-tools, agent-protocol) happen here, before
+ * the SDK sees the request; then the app's one MCP server (mcp/mcp-server.ts) answers it
+ * through mcp/json-transport.ts, with the caller this request authenticated. The tools
+ * delegate to the same domain functions as the REST routes (mcp/tools).
  */
 export const mcpRoutes: FastifyPluginAsync<{ services: Services; version: string }> = async (app, { services, version }) => {
-  const toolbox = buildToolbox(services.config)
+  const mcp = await startMcpServer(buildToolbox(services.config), version)
   const allowedOrigin = new URL(services.config.publicUrl).origin
   const countToolCall = rateLimitCounter(services, RATE_LIMITS.agentTools)
   const countOtherMessage = rateLimitCounter(services, RATE_LIMITS.agentProtocol)
@@ -116,18 +102,9 @@ export const mcpRoutes: FastifyPluginAsync<{ services: Services; version: string
     },
     async (request, reply) => {
       if (!(await countMessages(request, reply, messagesOf(request.body)))) return reply
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-      const server = mcpServerFor(toolbox, { services, actor: actorOf(request, 'mcp') }, version)
-      // Not closed afterwards: both live for this request only and hold no timer or socket, and
-      // closing would cost an error object per request for the handlers that are already done.
-      await server.connect(transport)
-      const response = await transport.handleRequest(webRequestOf(request), { parsedBody: request.body })
-      response.headers.forEach((value, name) => void reply.header(name, value))
-      const body = await response.text()
-      return reply
-        .status(response.status)
-        .header('cache-control', 'no-store')
-        .send(body === '' ? undefined : body)
+      const answer = await mcp.answer(request.headers, request.body, { services, actor: actorOf(request, 'mcp') })
+      if (answer.body !== undefined) void reply.header('content-type', 'application/json')
+      return reply.status(answer.status).header('cache-control', 'no-store').send(answer.body)
     },
   )
 

@@ -96,7 +96,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         response: withCommonErrors({ 200: Member, 403: forbidden, 404: noMember, 409: lastOwner }),
       },
     },
-    async (request) => updateMember(db, signedInActor(request), request.params.userId, request.body.role, services.clock.now()),
+    async (request) => updateMember(services, signedInActor(request), request.params.userId, request.body.role, services.clock.now()),
   )
 
   app.delete(
@@ -112,7 +112,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       },
     },
     async (request, reply) => {
-      await removeMember(db, signedInActor(request), request.params.userId, services.clock.now())
+      await removeMember(services, signedInActor(request), request.params.userId, services.clock.now())
       return reply.status(204).send(null)
     },
   )

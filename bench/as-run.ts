@@ -1,0 +1,198 @@
+/**
+ * The document read, the MCP call and their baselines with every server in a process of its
+ * own, started as a user starts it: Signet with `npm start`'s command (bench/server-process.ts),
+ * the one-select and bare routes in bench/baseline-server.ts, autocannon in a third process.
+ * The instance is seeded as an operator seeds one (the admin CLI), and the document, the
+ * session and the OAuth token are made over HTTP.
+ *
+ * Cases alternate in rounds (one-select, bare, then the read and the MCP calls with rate limits
+ * on, then the read and the MCP call with RATE_LIMITS=off), so that a change in the machine's capacity during
+ * the section touches every case alike; ratios are taken within a round. On PostgreSQL the
+ * three servers run side by side for the whole section; on PGlite only one process may hold
+ * the embedded database, so each is started for its cases and stopped (every start pays its
+ * JIT warm-up before anything is measured).
+ */
+import { UNREACHABLE_RATE_LIMITS } from '../packages/server/test/helpers/test-server.ts'
+import { freePort, makeTempDir, runCli, writePdf, type CreatedOrg, type CreatedTemplate } from '../packages/server/test/helpers/processes.ts'
+import { CookieJar, oauthHarness, obtainTokens } from '../packages/server/test/helpers/oauth.ts'
+import type { CaseResult, LoadSpec } from './loadgen.ts'
+import { startBaselineProcess, startSignetProcess, type BenchProcess } from './server-process.ts'
+import type { Backend } from './targets.ts'
+
+/** Extra warm-up for the first case after a process starts: its JIT compiles the hot paths in the first seconds of load. */
+export const JIT_WARMUP_SECONDS = 5
+const OWNER = { email: 'owner@bench.example', name: 'Bench Owner', password: 'bench-password-not-secret-1' }
+/** What an MCP client sends with every request to the stateless endpoint (protocol 2025-06-18). */
+export const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }
+export const mcpStatusCall = (documentId: string): string =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_document_status', arguments: { document_id: documentId } } })
+
+export const AS_RUN_CASES = {
+  floor: 'one prepared select of the document row (own process)',
+  bare: 'GET /bare (Fastify baseline, own process)',
+  read: 'GET /api/v1/documents/{id}, rate limits on',
+  mcp: 'POST /api/mcp tools/call get_document_status, API key',
+  oauth: 'the same MCP call with an OAuth access token',
+  readOff: 'GET /api/v1/documents/{id}, RATE_LIMITS=off',
+  mcpOff: 'POST /api/mcp tools/call get_document_status, API key, RATE_LIMITS=off',
+} as const
+export type AsRunCase = keyof typeof AS_RUN_CASES
+
+export interface AsRunResult {
+  backend: 'PGlite' | 'PostgreSQL'
+  /** Each case's measurement in every round, in round order. */
+  rounds: Record<AsRunCase, CaseResult>[]
+}
+
+export interface AsRunSettings {
+  rounds: number
+  /** The LoadSpec of one case (warm-up, duration, connections…) for a URL, method, headers and body. */
+  spec(url: string, method: LoadSpec['method'], headers?: Record<string, string>, body?: string): LoadSpec
+  runCase(label: string, load: LoadSpec): Promise<CaseResult>
+  /** LOG_LEVEL for the servers; unset: the server's default (info), as `npm start` runs. */
+  logLevel: string | undefined
+}
+
+async function cliJson<T>(dataDir: string, env: Record<string, string>, args: string[]): Promise<T> {
+  const result = await runCli(dataDir, args, env)
+  if (result.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${result.code}:\n${result.stderr}`)
+  return JSON.parse(result.stdout) as T
+}
+
+async function expectStatus(response: Response, status: number, what: string): Promise<Response> {
+  if (response.status !== status) throw new Error(`${what}: ${response.status} ${await response.text()}`)
+  return response
+}
+
+/** Seeds the instance with the operator CLI: a business org with its key, a one-page template, an owner who can sign in. */
+async function seed(dataDir: string, env: Record<string, string>) {
+  const org = await cliJson<CreatedOrg>(dataDir, env, ['org', 'create', '--name', 'Bench Org', '--plan', 'business'])
+  const pdf = await writePdf(dataDir, 'bench.pdf', 1)
+  const template = await cliJson<CreatedTemplate>(dataDir, env, ['template', 'create', '--org', org.org_id, '--name', 'Bench Agreement', '--pdf', pdf])
+  await cliJson(dataDir, env, [
+    'user',
+    'create',
+    '--email',
+    OWNER.email,
+    '--name',
+    OWNER.name,
+    '--password',
+    OWNER.password,
+    '--org',
+    org.org_id,
+    '--role',
+    'owner',
+  ])
+  return { org, template }
+}
+
+/** Over HTTP on the running server: the document every case reads, and an OAuth access token granted by the owner. */
+async function prepare(server: BenchProcess, seeded: Awaited<ReturnType<typeof seed>>) {
+  const json = { 'content-type': 'application/json' }
+  const login = await expectStatus(
+    await fetch(`${server.url}/api/v1/auth/login`, { method: 'POST', headers: json, body: JSON.stringify({ email: OWNER.email, password: OWNER.password }) }),
+    200,
+    'signing in the owner',
+  )
+  const jar = new CookieJar()
+  jar.take(login)
+  const created = await expectStatus(
+    await fetch(`${server.url}/api/v1/documents`, {
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${seeded.org.api_key}` },
+      body: JSON.stringify({ template_id: seeded.template.id, signer: { email: 'signer@example.com', name: 'Bench Signer' } }),
+    }),
+    201,
+    'creating the document',
+  )
+  const { id: documentId } = (await created.json()) as { id: string }
+  const tokens = await obtainTokens(oauthHarness(server.url, server.url), jar, { allow: true, workspace_id: seeded.org.org_id, scopes: ['read', 'write'] })
+  return { documentId, accessToken: tokens.access_token }
+}
+
+type ServerKind = 'baseline' | 'limitsOn' | 'limitsOff'
+
+/** Measures one backend: seeds it, then runs every case `settings.rounds` times in alternation. */
+export async function measureAsRun(backend: Backend, settings: AsRunSettings): Promise<AsRunResult> {
+  const label = backend.kind === 'postgres' ? 'PostgreSQL' : 'PGlite'
+  const dataDir = makeTempDir('bench-as-run')
+  // PGlite: DATABASE_URL must not leak in from the bench's own environment.
+  const databaseEnv: Record<string, string> = backend.kind === 'postgres' ? { DATABASE_URL: backend.databaseUrl } : { DATABASE_URL: '' }
+  const serverEnv = { ...databaseEnv, DATA_DIR: dataDir, ...(settings.logLevel ? { LOG_LEVEL: settings.logLevel } : {}) }
+  const envOf: Record<ServerKind, Record<string, string>> = {
+    baseline: { ...serverEnv, LOG_LEVEL: settings.logLevel ?? 'info' },
+    limitsOn: { ...serverEnv, RATE_LIMITS: UNREACHABLE_RATE_LIMITS },
+    limitsOff: { ...serverEnv, RATE_LIMITS: 'off' },
+  }
+  // Each Signet server keeps its port across restarts (PGlite), so its PUBLIC_URL, and the OAuth token bound to it, stay the same.
+  const portOf = { limitsOn: await freePort(), limitsOff: await freePort() }
+  const start = (kind: ServerKind) => (kind === 'baseline' ? startBaselineProcess(envOf[kind]) : startSignetProcess(envOf[kind], portOf[kind]))
+  const sideBySide = backend.kind === 'postgres'
+  const running = new Map<ServerKind, BenchProcess>()
+  const fresh = new Set<ServerKind>()
+
+  /** The server of `kind`, started if it is not running (and, on PGlite, every other one stopped first). */
+  async function serverOf(kind: ServerKind): Promise<BenchProcess> {
+    const current = running.get(kind)
+    if (current) return current
+    if (!sideBySide) await stopAll()
+    const server = await start(kind)
+    running.set(kind, server)
+    fresh.add(kind)
+    return server
+  }
+  async function stopAll(): Promise<void> {
+    for (const server of running.values()) await server.stop()
+    running.clear()
+  }
+  /** Measures one case on the server of `kind`, with the JIT warm-up when that server just started. */
+  async function measureOn(kind: ServerKind, name: AsRunCase, load: (server: BenchProcess) => LoadSpec): Promise<CaseResult> {
+    const server = await serverOf(kind)
+    const spec = { ...load(server), serverPid: server.pid }
+    if (fresh.delete(kind)) spec.warmupSeconds += JIT_WARMUP_SECONDS
+    return settings.runCase(`${label} / ${AS_RUN_CASES[name]}`, spec)
+  }
+
+  try {
+    const seeded = await seed(dataDir, databaseEnv)
+    const { documentId, accessToken } = await prepare(await serverOf('limitsOn'), seeded)
+    const key = { authorization: `Bearer ${seeded.org.api_key}` }
+    const readPath = `/api/v1/documents/${documentId}`
+    const rounds: AsRunResult['rounds'] = []
+    for (let round = 1; round <= settings.rounds; round++) {
+      const floor = await measureOn('baseline', 'floor', (s) => settings.spec(`${s.url}/one-query/${documentId}`, 'GET'))
+      const bare = await measureOn('baseline', 'bare', (s) => settings.spec(`${s.url}/bare`, 'GET'))
+      const read = await measureOn('limitsOn', 'read', (s) => settings.spec(s.url + readPath, 'GET', key))
+      const mcp = await measureOn('limitsOn', 'mcp', (s) => settings.spec(`${s.url}/api/mcp`, 'POST', { ...key, ...MCP_HEADERS }, mcpStatusCall(documentId)))
+      const oauth = await measureOn('limitsOn', 'oauth', (s) =>
+        settings.spec(`${s.url}/api/mcp`, 'POST', { authorization: `Bearer ${accessToken}`, ...MCP_HEADERS }, mcpStatusCall(documentId)),
+      )
+      const readOff = await measureOn('limitsOff', 'readOff', (s) => settings.spec(s.url + readPath, 'GET', key))
+      // The same mix of calls on both servers: a process that has served MCP calls answers the read
+      // a little slower afterwards (the shared code has seen more shapes), so only like compares with like.
+      const mcpOff = await measureOn('limitsOff', 'mcpOff', (s) =>
+        settings.spec(`${s.url}/api/mcp`, 'POST', { ...key, ...MCP_HEADERS }, mcpStatusCall(documentId)),
+      )
+      rounds.push({ floor, bare, read, mcp, oauth, readOff, mcpOff })
+    }
+    return { backend: label, rounds }
+  } finally {
+    await stopAll()
+  }
+}
+
+/** The ratios the issue sets targets for, per round. */
+export const AS_RUN_RATIOS = {
+  readVsFloor: { name: 'read, limits on / one select', target: 0.8, of: (r: Record<AsRunCase, CaseResult>) => rps(r.read) / rps(r.floor) },
+  readOnVsOff: { name: 'read, limits on / limits off', target: 0.9, of: (r: Record<AsRunCase, CaseResult>) => rps(r.read) / rps(r.readOff) },
+  mcpVsRead: { name: 'MCP get_document_status / REST read', target: 0.5, of: (r: Record<AsRunCase, CaseResult>) => rps(r.mcp) / rps(r.read) },
+  oauthVsKey: { name: 'MCP with OAuth token / with API key', target: 0.9, of: (r: Record<AsRunCase, CaseResult>) => rps(r.oauth) / rps(r.mcp) },
+} as const
+
+const rps = (result: CaseResult) => result.requestsPerSecond
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? Number.NaN) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
+}

@@ -1,0 +1,4 @@
+/** Types of build-server.mjs (plain JavaScript, so that ensure-deps can run it before anything is installed or built). */
+export declare const SERVER_BUNDLE: string
+export declare function serverBundleIsStale(): boolean
+export declare function buildServer(options?: { force?: boolean }): Promise<boolean>
