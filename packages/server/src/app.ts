@@ -30,7 +30,7 @@ import { templateRoutes } from './http/routes/templates.ts'
 import { twoFactorRoutes } from './http/routes/two-factor.ts'
 import { verifyRoutes } from './http/routes/verify.ts'
 import { webhookRoutes } from './http/routes/webhooks.ts'
-import { sendNosniffOnEveryResponse } from './http/security-headers.ts'
+import { NosniffServerResponse } from './http/security-headers.ts'
 import { compileCoercing, compileStrict } from './lib/validation.ts'
 import type { Services } from './services.ts'
 
@@ -43,6 +43,7 @@ const ACCOUNT_BODY_LIMIT_WORDS = '16 KiB: sign-up, sign-in and password requests
 /** Builds the HTTP application over the given services; never listens (server.ts and tests do). */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config, logger } = services
+  const connections = connectionOptions(config.connections)
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: config.bodyLimit,
@@ -52,7 +53,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     frameworkErrors: routingErrorHandler,
     clientErrorHandler,
     trustProxy: config.trustProxy,
-    ...connectionOptions(config.connections),
+    ...connections,
+    // Every response carries X-Content-Type-Options: nosniff (http/security-headers.ts).
+    http: { ...connections.http, ServerResponse: NosniffServerResponse },
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.server.maxConnections = config.connections.maxConnections
   // What authentication sets on a request (http/auth.ts), declared up front so every request object has the same shape.
@@ -60,7 +63,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.decorateRequest('userSession', null)
   app.decorateRequest('scopes', null)
   app.decorateRequest('oauthHolder', null)
-  sendNosniffOnEveryResponse(app.server)
 
   // JSON bodies are validated without coercion; query strings and paths arrive as text.
   // Binary bodies (a PDF upload) are admitted by their route's content-type parser; there is nothing for Ajv to check.
