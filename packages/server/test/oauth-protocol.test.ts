@@ -64,7 +64,8 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => metadataServer.listen(0, '127.0.0.1', resolve))
   const metadataPort = () => (metadataServer.address() as AddressInfo).port
-  server = await startTestServer({ fetchClientMetadata: localMetadata(metadataPort) })
+  // Invalidations from other processes arrive late; a revocation must not wait for this process's own.
+  server = await startTestServer({ fetchClientMetadata: localMetadata(metadataPort), notificationDelayMs: 10_000 })
   harness = oauthHarness(server.url, server.config.publicUrl)
   resource = `${server.config.publicUrl}/api/mcp`
   org = await setupOrg(server, { name: 'Acme Agents' })

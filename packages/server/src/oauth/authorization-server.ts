@@ -5,6 +5,7 @@ import type { Clock } from '../adapters/clock.ts'
 import type { Config } from '../config.ts'
 import type { Db } from '../db/client.ts'
 import { users } from '../db/schema.ts'
+import type { PrincipalCache } from '../api-keys/principal-cache.ts'
 import type { Logger } from '../lib/logger.ts'
 import { applyClientPolicy } from './client-policy.ts'
 import { OAUTH_ROUTES, OAUTH_SCOPES, resourceUrlOf, consentPagePath } from './oauth-urls.ts'
@@ -28,6 +29,7 @@ export interface AuthorizationServerDeps {
   db: Db
   clock: Clock
   logger: Logger
+  principals: PrincipalCache
   keys: OAuthServerKeys
   fetchClientMetadata: MetadataFetcher
 }
@@ -69,13 +71,19 @@ function askEveryTime(supportedScopes: readonly string[]) {
  * and stored as hashes, rotating refresh tokens, revocation (RFC 7009). The issuer is PUBLIC_URL.
  */
 export function createAuthorizationServer(deps: AuthorizationServerDeps): Provider {
-  const { config, db, clock, logger, keys } = deps
+  const { config, db, clock, logger, keys, principals } = deps
   const resource = resourceUrlOf(config)
   const secureCookies = config.publicUrl.startsWith('https:')
   const cookie = { signed: true, httpOnly: true, sameSite: 'lax' as const, secure: secureCookies }
 
   const configuration: Configuration = {
-    adapter: (model: string) => new DrizzleOAuthAdapter(model, db, () => clock.now()),
+    adapter: (model: string) =>
+      new DrizzleOAuthAdapter(
+        model,
+        db,
+        () => clock.now(),
+        () => principals.clear(),
+      ),
     jwks: { keys: [keys.signingJwk] },
     cookies: { keys: keys.cookieKeys, long: cookie, short: cookie },
     routes: OAUTH_ROUTES,

@@ -6,6 +6,7 @@ import type { Db } from '../db/client.ts'
 import { connectedApps, oauthRecords, users, type Scope } from '../db/schema.ts'
 import { notFound, AppError } from '../errors.ts'
 import { sha256Hex } from '../lib/crypto.ts'
+import type { Services } from '../services.ts'
 
 export interface ConnectedApp {
   id: string
@@ -51,9 +52,9 @@ const mayRevokeAny = (actor: Actor): boolean => actor.user?.role === 'owner' || 
  * in one transaction, and every process forgets cached tokens on its commit, so the next MCP
  * call with them is 401 everywhere. Owners and admins revoke any grant; a member their own.
  */
-export async function revokeConnectedApp(db: Db, actor: Actor, grantId: string): Promise<void> {
+export async function revokeConnectedApp(services: Pick<Services, 'db' | 'principals'>, actor: Actor, grantId: string): Promise<void> {
   const user = requireSignedIn(actor)
-  await db.transaction(async (tx) => {
+  await services.db.transaction(async (tx) => {
     const [app] = await tx
       .select({ userId: connectedApps.userId })
       .from(connectedApps)
@@ -64,6 +65,8 @@ export async function revokeConnectedApp(db: Db, actor: Actor, grantId: string):
     }
     await endGrants(tx, [grantId])
   })
+  // The NOTIFY reaches this process too, but later: the next call here must already be refused.
+  services.principals.clear()
 }
 
 /** Ends every grant a person made in a workspace (they were removed from it or left), with its tokens, on every process. */

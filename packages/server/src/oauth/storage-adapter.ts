@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, lt, or } from 'drizzle-orm'
+import { and, eq, gt, isNull, lt, or, type SQL } from 'drizzle-orm'
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider'
 import { announcePrincipalsChanged } from '../api-keys/api-keys.ts'
 import type { Db } from '../db/client.ts'
@@ -27,6 +27,8 @@ export class DrizzleOAuthAdapter implements Adapter {
     private readonly model: string,
     private readonly db: Db,
     private readonly now: () => Date,
+    /** Forgets this process's cached callers at once; the NOTIFY reaches the others (and this one, later). */
+    private readonly forgetCachedCallers: () => void,
   ) {}
 
   private key(id: string) {
@@ -80,17 +82,20 @@ export class DrizzleOAuthAdapter implements Adapter {
   }
 
   async destroy(id: string): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await tx.delete(oauthRecords).where(this.key(id))
-      if (CACHED_MODELS.has(this.model)) await announcePrincipalsChanged(tx)
-    })
+    await this.deleteAndAnnounce(this.key(id))
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
+    await this.deleteAndAnnounce(and(eq(oauthRecords.model, this.model), eq(oauthRecords.grantId, grantId)))
+  }
+
+  private async deleteAndAnnounce(which: SQL | undefined): Promise<void> {
+    const cached = CACHED_MODELS.has(this.model)
     await this.db.transaction(async (tx) => {
-      await tx.delete(oauthRecords).where(and(eq(oauthRecords.model, this.model), eq(oauthRecords.grantId, grantId)))
-      if (CACHED_MODELS.has(this.model)) await announcePrincipalsChanged(tx)
+      await tx.delete(oauthRecords).where(which)
+      if (cached) await announcePrincipalsChanged(tx)
     })
+    if (cached) this.forgetCachedCallers()
   }
 
   private unexpired() {

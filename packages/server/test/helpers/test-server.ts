@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.ts'
 import type { Clock } from '../../src/adapters/clock.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import { RATE_LIMITS } from '../../src/http/rate-limit.ts'
-import { openDatabase } from '../../src/db/client.ts'
+import { openDatabase, type Database } from '../../src/db/client.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { createServices, type RunningServices } from '../../src/compose-services.ts'
 import { executeAdminCommand } from '../../src/admin/commands.ts'
@@ -52,6 +52,11 @@ export async function startTestServer(
     fetchClientMetadata?: MetadataFetcher
     /** Where the server's log goes (with env LOG_LEVEL); by default nowhere (LOG_LEVEL silent). */
     logStream?: DestinationStream
+    /**
+     * Holds back the database's notifications (cache invalidations) this long, as a busy
+     * network may: what this process changed itself must not wait for them.
+     */
+    notificationDelayMs?: number
   } = {},
 ): Promise<TestServer> {
   const mail = await startMailCatcher()
@@ -66,7 +71,7 @@ export async function startTestServer(
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...options.env,
   })
-  const database = await openDatabase(databaseUrl ? { databaseUrl } : { inMemory: true })
+  const database = delayNotifications(await openDatabase(databaseUrl ? { databaseUrl } : { inMemory: true }), options.notificationDelayMs)
   const { clock, timestampAuthority, fetchClientMetadata } = options
   const services = await createServices(config, database, createLogger(config, options.logStream), { clock, timestampAuthority, fetchClientMetadata })
   const app = await buildApp(services)
@@ -116,5 +121,13 @@ export async function startTestServer(
       await mail.close()
       await scratch?.drop()
     },
+  }
+}
+
+function delayNotifications(database: Database, delayMs: number | undefined): Database {
+  if (!delayMs) return database
+  return {
+    ...database,
+    subscribe: (channel, onMessage, onLive) => database.subscribe(channel, (payload) => void setTimeout(() => onMessage(payload), delayMs).unref(), onLive),
   }
 }

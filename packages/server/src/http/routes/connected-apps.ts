@@ -39,7 +39,7 @@ export const connectedAppRoutes: FastifyPluginAsyncTypebox<{ services: Services 
       },
     },
     async (request, reply) => {
-      await revokeConnectedApp(services.db, actorOf(request), request.params.id)
+      await revokeConnectedApp(services, actorOf(request), request.params.id)
       return reply.status(204).send(null)
     },
   )
