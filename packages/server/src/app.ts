@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { sql } from 'drizzle-orm'
 import type { TSchema } from 'typebox'
+import { AccessLogController } from './http/access-log.ts'
 import { apiAuth } from './http/auth.ts'
 import { connectionOptions } from './http/connection-limits.ts'
 import { refuseEncodedBodies } from './http/content-encoding.ts'
@@ -46,6 +47,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   const connections = connectionOptions(config.connections)
   const app = Fastify({
     loggerInstance: logger,
+    logController: new AccessLogController(),
     bodyLimit: config.bodyLimit,
     // On close, drop idle keep-alive connections; busy ones finish (server.ts asks them to close).
     forceCloseConnections: 'idle',

@@ -137,8 +137,8 @@ test(
   'a request in flight when SIGTERM arrives completes, then the process exits 0',
   async () => {
     const dataDir = makeTempDir('inflight')
-    // LOG_LEVEL=info: the "incoming request" and "shutting down" lines are the synchronisation points.
-    const server = await startServer({ dataDir, env: { LOG_LEVEL: 'info' } })
+    // LOG_LEVEL=debug: the "incoming request" (debug) and "shutting down" lines are the synchronisation points.
+    const server = await startServer({ dataDir, env: { LOG_LEVEL: 'debug' } })
     const { org, template } = await orgWithTemplate(dataDir)
     const signer = `bob-${randomUUID()}@example.com`
     const body = Buffer.from(JSON.stringify({ template_id: template.id, signer: { email: signer, name: 'Bob' } }))
