@@ -311,6 +311,13 @@ export const signers = pgTable(
     authVerified: boolean('auth_verified').notNull().default(false),
     /** SHA-256 (hex) of the signing-link token; the token itself only exists in the invitation. */
     tokenHash: text('token_hash').notNull(),
+    /**
+     * Extension: the signer's step in a signing order (1, 2, 3…; equal numbers sign in parallel),
+     * null when the document has none (everyone signs at once).
+     */
+    signingOrder: smallint('signing_order'),
+    /** When this signer's invitation went out; null while they wait for an earlier step (their token hash matches no link ever sent). */
+    invitedAt: timestamp('invited_at', { withTimezone: true, mode: 'date' }),
     signedAt: timestamp('signed_at', { withTimezone: true, mode: 'date' }),
     viewedAt: timestamp('viewed_at', { withTimezone: true, mode: 'date' }),
     declinedAt: timestamp('declined_at', { withTimezone: true, mode: 'date' }),

@@ -150,7 +150,7 @@ async function sendBatch(
     await insertMany(
       tx,
       signers,
-      allowed.map((r) => ({ documentId: r.documentId, role: 0, position: 0, email: r.email, name: r.name ?? null, tokenHash: r.tokenHash })),
+      allowed.map((r) => ({ documentId: r.documentId, role: 0, position: 0, email: r.email, name: r.name ?? null, tokenHash: r.tokenHash, invitedAt: now })),
     )
     await startAuditTrails(
       tx,

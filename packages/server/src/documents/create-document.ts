@@ -14,6 +14,10 @@ import type { Services } from '../services.ts'
 import type { CreateDocumentInput, MultiPartyCreated, SingleSignerCreated } from './documents.schemas.ts'
 import { domainWarnings } from './domain-warnings.ts'
 import { invitationMessage, issueSigningLink } from './invitations.ts'
+import { checkSigningOrders, firstStep, invitedAtSend } from './signing-order.ts'
+
+/** One signer of the request: the single `signer` is role 0 with no order. */
+type Recipient = { role: number; email: string; name?: string | null | undefined; auth_required?: boolean | undefined; order?: number | undefined }
 
 /** A party as a program's error names it: the people's label with the API's role number. */
 const partyAndRole = (role: number): string => `${partyLabel(role)} (role ${role})`
@@ -32,8 +36,10 @@ export async function createDocument(
 
   const template = await findTemplateToSend(db, actor, input.template_id)
 
-  const recipients = input.signer ? [{ ...input.signer, role: 0 }] : (input.signers ?? [])
+  const recipients: Recipient[] = input.signer ? [{ ...input.signer, role: 0 }] : (input.signers ?? [])
   checkRoles(template.roles, recipients, input.signer !== undefined)
+  checkSigningOrders(recipients)
+  const first = firstStep(recipients)
   // Without mail the code could reach no one (codes are never logged or kept): say so now, not on the signer's page.
   const needsCode = recipients.findIndex((r) => r.auth_required)
   if (!services.config.smtpUrl && needsCode >= 0) {
@@ -44,7 +50,8 @@ export async function createDocument(
   }
 
   const title = input.title ?? defaultDocumentTitle(template.name, recipients[0])
-  const withLinks = recipients.map((r) => ({ ...r, ...issueSigningLink(services.config.publicUrl) }))
+  // Signers of a later step get a link no one is sent (only its hash is kept): inviteNextStep replaces it when their turn comes.
+  const withLinks = recipients.map((r) => ({ ...r, ...issueSigningLink(services.config.publicUrl), invitedNow: invitedAtSend(r.order, first) }))
   const now = clock.now()
   const created = await db.transaction(async (tx) => {
     const usage = await quoteUsage(tx, actor, { kind: 'send', channel: usageChannelOf(actor), wanted: 1, now })
@@ -73,26 +80,30 @@ export async function createDocument(
           name: r.name ?? null,
           authRequired: r.auth_required ?? false,
           tokenHash: r.tokenHash,
+          signingOrder: r.order ?? null,
+          invitedAt: r.invitedNow ? now : null,
         })),
       )
-      .returning({ id: signers.id, role: signers.role, email: signers.email, authRequired: signers.authRequired })
+      .returning({ id: signers.id, role: signers.role, email: signers.email, authRequired: signers.authRequired, order: signers.signingOrder })
     await usage.record([document.id])
     await startAuditTrails(tx, [{ document: { id: document.id, orgId: actor.orgId }, events: [sentEvent(actor, template.id, signerRows.length, now)] }])
     await enqueueMail(
       tx,
-      withLinks.map((r) =>
-        invitationMessage(actor, {
-          documentId: document.id,
-          to: r.email,
-          signerName: r.name ?? null,
-          link: r.link,
-          // One name for the document everywhere: the invitation, a re-sent one, the cancellation and the signing page.
-          title,
-          expiresAt,
-          customSubject: input.invite_subject,
-          customMessage: input.invite_message,
-        }),
-      ),
+      withLinks
+        .filter((r) => r.invitedNow)
+        .map((r) =>
+          invitationMessage(actor, {
+            documentId: document.id,
+            to: r.email,
+            signerName: r.name ?? null,
+            link: r.link,
+            // One name for the document everywhere: the invitation, a re-sent one, the cancellation and the signing page.
+            title,
+            expiresAt,
+            customSubject: input.invite_subject,
+            customMessage: input.invite_message,
+          }),
+        ),
     )
     return { id: document.id, signers: signerRows }
   })
@@ -105,7 +116,13 @@ export async function createDocument(
   }
   return {
     ...base,
-    signers: created.signers.map((s) => ({ id: s.id, role: s.role, email: s.email, auth_required: s.authRequired })),
+    signers: created.signers.map((s) => ({
+      id: s.id,
+      role: s.role,
+      email: s.email,
+      auth_required: s.authRequired,
+      ...(s.order === null ? {} : { order: s.order }),
+    })),
     ...(warnings.length > 0 ? { domain_warnings: warnings } : {}),
   }
 }

@@ -11,12 +11,23 @@ const AuthRequired = Type.Optional(Type.Boolean({ description: 'require a one-ti
 
 export const SingleSignerInput = Type.Object({ email: Email, name: SignerName, auth_required: AuthRequired }, { additionalProperties: false })
 
+export const MAX_SIGNING_ORDER = 20
+
+/** Extension: sequential signing. */
+export const SigningOrder = Type.Integer({
+  minimum: 1,
+  maximum: MAX_SIGNING_ORDER,
+  description:
+    'extension: the step at which this signer signs (1, 2, 3…; signers with the same number sign in parallel). Only the lowest unfinished step is invited; the next is invited when it is done. Give it on every signer or on none (none: everyone at once).',
+})
+
 export const PartySignerInput = Type.Object(
   {
     role: Type.Integer({ minimum: 0, maximum: MAX_ROLE, description: "role 0 is the template's Party 1, role 1 Party 2, …" }),
     email: Email,
     name: SignerName,
     auth_required: AuthRequired,
+    order: Type.Optional(SigningOrder),
   },
   { additionalProperties: false },
 )
@@ -66,7 +77,16 @@ export const MultiPartyCreated = Type.Object(
     status: Sent,
     expires_at: NullableTimestamp,
     signers: Type.Array(
-      Type.Object({ id: Type.String(), role: Type.Integer(), email: Type.String(), auth_required: Type.Boolean() }, { additionalProperties: false }),
+      Type.Object(
+        {
+          id: Type.String(),
+          role: Type.Integer(),
+          email: Type.String(),
+          auth_required: Type.Boolean(),
+          order: Type.Optional(Type.Integer({ description: 'extension: only when the request gave signing orders' })),
+        },
+        { additionalProperties: false },
+      ),
     ),
     domain_warnings: Type.Optional(Type.Array(Type.String())),
   },
@@ -180,6 +200,12 @@ export const DocumentView = Type.Object(
           declined_at: NullableTimestamp,
           auth_required: Type.Boolean(),
           auth_verified: Type.Boolean(),
+          order: Type.Optional(Type.Integer({ description: 'extension, only on a document sent with a signing order: the step at which this signer signs' })),
+          invited_at: Type.Optional({
+            ...NullableTimestamp,
+            description:
+              'extension, only on a document sent with a signing order: when the invitation went out; null while the signer waits for an earlier step',
+          }),
         },
         { additionalProperties: false },
       ),

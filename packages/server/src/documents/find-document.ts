@@ -41,6 +41,8 @@ const documentWithSignersInOrg = preparedPer((db) =>
             declinedAt: true,
             authRequired: true,
             authVerified: true,
+            signingOrder: true,
+            invitedAt: true,
           },
           orderBy: [asc(signers.position)],
         },

@@ -24,7 +24,7 @@ export interface Invitation {
 }
 
 /** The outbox message inviting one signer. */
-export const invitationMessage = (principal: Principal, invitation: Invitation): OutboxMessage => ({
+export const invitationMessage = (principal: Pick<Principal, 'orgId' | 'orgName'>, invitation: Invitation): OutboxMessage => ({
   orgId: principal.orgId,
   documentId: invitation.documentId,
   to: invitation.to,

@@ -27,26 +27,31 @@ export const presentListItem = (row: DocumentRow, recipients: ListedSigner[]): D
   signer_count: recipients.length,
 })
 
-export const presentDocument = (row: DocumentStatusRow): DocumentView => ({
-  id: row.id,
-  title: row.title,
-  status: row.status,
-  voided_reason: row.voidedReason,
-  created_at: row.createdAt.toISOString(),
-  updated_at: row.updatedAt.toISOString(),
-  expires_at: row.expiresAt?.toISOString() ?? null,
-  signed_pdf_status: signedPdfStatusOf(row),
-  signed_pdf_error: row.status === 'completed' && !row.signedPdfSha256 ? row.sealError : null,
-  signers: row.signers.map((s) => ({
-    id: s.id,
-    role: s.role,
-    email: s.email,
-    name: s.name,
-    status: s.status,
-    signed_at: s.signedAt?.toISOString() ?? null,
-    viewed_at: s.viewedAt?.toISOString() ?? null,
-    declined_at: s.declinedAt?.toISOString() ?? null,
-    auth_required: s.authRequired,
-    auth_verified: s.authVerified,
-  })),
-})
+export const presentDocument = (row: DocumentStatusRow): DocumentView => {
+  // Only a document sent with a signing order shows each signer's step (an extension the spec's clients never see otherwise).
+  const sequential = row.signers.some((s) => s.signingOrder !== null)
+  return {
+    id: row.id,
+    title: row.title,
+    status: row.status,
+    voided_reason: row.voidedReason,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    expires_at: row.expiresAt?.toISOString() ?? null,
+    signed_pdf_status: signedPdfStatusOf(row),
+    signed_pdf_error: row.status === 'completed' && !row.signedPdfSha256 ? row.sealError : null,
+    signers: row.signers.map((s) => ({
+      id: s.id,
+      role: s.role,
+      email: s.email,
+      name: s.name,
+      status: s.status,
+      signed_at: s.signedAt?.toISOString() ?? null,
+      viewed_at: s.viewedAt?.toISOString() ?? null,
+      declined_at: s.declinedAt?.toISOString() ?? null,
+      auth_required: s.authRequired,
+      auth_verified: s.authVerified,
+      ...(sequential ? { order: s.signingOrder ?? 1, invited_at: s.invitedAt?.toISOString() ?? null } : {}),
+    })),
+  }
+}

@@ -48,6 +48,9 @@ export async function resendInvitation(
     if (!(RESENDABLE as readonly string[]).includes(signer.status)) {
       throw new AppError('conflict', `${signer.email} has already ${signer.status === 'signed' ? 'signed' : 'declined'}: there is no invitation to re-send.`)
     }
+    if (signer.invitedAt === null) {
+      throw new AppError('conflict', `${signer.email} signs at a later step of the signing order: their invitation goes out when the step before is done.`)
+    }
     const [last] = await tx
       .select({ at: auditEvents.occurredAt })
       .from(auditEvents)

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull } from 'drizzle-orm'
 import { auditedActor, type Actor } from '../actors/actor.ts'
 import { appendAuditEvents } from '../audit/audit-trail.ts'
 import { documents, signers } from '../db/schema.ts'
@@ -23,7 +23,8 @@ export async function voidDocument(services: Pick<Services, 'db' | 'clock' | 'ma
     const waiting = await tx
       .select({ email: signers.email, name: signers.name })
       .from(signers)
-      .where(and(eq(signers.documentId, row.id), inArray(signers.status, ['pending', 'viewed'])))
+      // Signers still waiting for their step in a signing order were never invited: nothing to call off.
+      .where(and(eq(signers.documentId, row.id), inArray(signers.status, ['pending', 'viewed']), isNotNull(signers.invitedAt)))
     await enqueueMail(
       tx,
       waiting.map((s) => ({

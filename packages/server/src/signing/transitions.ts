@@ -1,6 +1,7 @@
-import { and, eq, inArray, ne, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm'
 import { signingDateText } from '@signet/vocabulary'
 import { appendAuditEvents, type AuditEventInput } from '../audit/audit-trail.ts'
+import { inviteNextStep } from '../documents/signing-order.ts'
 import { documents, signers, type StoredFieldValue } from '../db/schema.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import { declinedMail } from '../mail/templates.ts'
@@ -28,7 +29,7 @@ function signingDateFor(now: Date, locale: string | undefined): string {
   return unprintableCharacters(text).length === 0 ? text : day
 }
 
-type SigningServices = Pick<Services, 'db' | 'clock' | 'mail' | 'blobs' | 'finalPdfs' | 'webhooks' | 'pdfWork'>
+type SigningServices = Pick<Services, 'db' | 'clock' | 'mail' | 'blobs' | 'finalPdfs' | 'webhooks' | 'pdfWork' | 'config'>
 
 /** First open of the document: pending → viewed, and document.viewed. Later opens change nothing. */
 export async function markViewed(services: Pick<Services, 'db' | 'clock' | 'webhooks'>, context: SignerContext, meta: RequestMeta): Promise<void> {
@@ -86,9 +87,12 @@ export async function finishSigning(
       .where(eq(documents.id, state.document.id))
     if (completed) events.push({ type: 'document.completed', occurredAt: now, authMethod: 'system' })
     await appendAuditEvents(tx, state.document, events)
+    // A signing order's next step is invited in this transaction: it commits with the signature or not at all.
+    if (!completed) await inviteNextStep(tx, state.document, { orgName: context.orgName, publicUrl: services.config.publicUrl }, now)
     return completed ? 'completed' : 'sent'
   })
   if (documentStatus === 'completed') services.finalPdfs.kick()
+  else services.mail.kick()
   services.webhooks.kick()
   return { status: 'signed', document_status: documentStatus }
 }
@@ -119,7 +123,8 @@ export async function declineSigning(
     const others = await tx
       .select({ email: signers.email, name: signers.name })
       .from(signers)
-      .where(and(eq(signers.documentId, state.document.id), inArray(signers.status, ['pending', 'viewed'])))
+      // A signer still waiting for their step was never invited: they hear nothing of this document.
+      .where(and(eq(signers.documentId, state.document.id), inArray(signers.status, ['pending', 'viewed']), isNotNull(signers.invitedAt)))
     const declinedBy = state.signer.name ? `${state.signer.name} (${state.signer.email})` : state.signer.email
     await enqueueMail(
       tx,

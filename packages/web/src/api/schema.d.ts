@@ -3035,6 +3035,8 @@ export interface operations {
                          */
                         email: string;
                         name?: string | null;
+                        /** @description extension: the step at which this signer signs (1, 2, 3…; signers with the same number sign in parallel). Only the lowest unfinished step is invited; the next is invited when it is done. Give it on every signer or on none (none: everyone at once). */
+                        order?: number;
                         /** @description role 0 is the template's Party 1, role 1 Party 2, … */
                         role: number;
                     }[];
@@ -3068,6 +3070,8 @@ export interface operations {
                             auth_required: boolean;
                             email: string;
                             id: string;
+                            /** @description extension: only when the request gave signing orders */
+                            order?: number;
                             role: number;
                         }[];
                         /** @enum {string} */
@@ -3305,7 +3309,11 @@ export interface operations {
                             email: string;
                             /** @description the signer id (POST /documents/{id}/signers/{signerId}/resend) */
                             id: string;
+                            /** @description extension, only on a document sent with a signing order: when the invitation went out; null while the signer waits for an earlier step */
+                            invited_at?: string | null;
                             name: string | null;
+                            /** @description extension, only on a document sent with a signing order: the step at which this signer signs */
+                            order?: number;
                             /** @description the template role this signer fills (0 is Party 1) */
                             role: number;
                             signed_at: string | null;
@@ -3395,7 +3403,7 @@ export interface operations {
                              * @description what happened; more types may be added, so treat an unknown one as informational
                              * @enum {unknown}
                              */
-                            event: "document.sent" | "document.viewed" | "document.signed" | "document.completed" | "document.declined" | "document.voided" | "document.expired" | "signer.invitation_resent" | "signer.code_sent" | "signer.code_verified" | "signer.code_rejected" | "signed_pdf.created" | "document.seal_requested" | "document.sealed";
+                            event: "document.sent" | "document.viewed" | "document.signed" | "document.completed" | "document.declined" | "document.voided" | "document.expired" | "signer.invitation_resent" | "signer.invited" | "signer.code_sent" | "signer.code_verified" | "signer.code_rejected" | "signed_pdf.created" | "document.seal_requested" | "document.sealed";
                             /** @description SHA-256 (hex) over this event and the previous event's hash */
                             hash: string;
                             ip: string | null;

@@ -61,6 +61,7 @@ export const createAndSendDocumentTool = defineTool({
   description:
     "Creates a document from one of the organization's templates (find template_id with list_templates) and e-mails each signer a personal signing link. " +
     'Give signer_email (and signer_name) for a template with one role, or `signers` with one entry per role for a multi-party template. ' +
+    'To have them sign one after another, give each of `signers` an `order` (1, 2, 3…; equal numbers sign in parallel): only the first step is e-mailed, each next one when the step before has signed. ' +
     'It does not sign anything: each signer must open the e-mailed link and sign themselves. ' +
     'Returns document_id (status "sent"); follow it with get_document_status, cancel it with void_document, and fetch the result with get_signed_file once completed. ' +
     "Counts against the plan's monthly allowance for agent-tool sends.",
