@@ -35,6 +35,7 @@ export const AS_RUN_CASES = {
   oauth: 'the same MCP call with an OAuth access token',
   readOff: 'GET /api/v1/documents/{id}, RATE_LIMITS=off',
   mcpOff: 'POST /api/mcp tools/call get_document_status, API key, RATE_LIMITS=off',
+  oauthOff: 'the same MCP call with an OAuth access token, RATE_LIMITS=off',
 } as const
 export type AsRunCase = keyof typeof AS_RUN_CASES
 
@@ -106,8 +107,13 @@ async function prepare(server: BenchProcess, seeded: Awaited<ReturnType<typeof s
     'creating the document',
   )
   const { id: documentId } = (await created.json()) as { id: string }
-  const tokens = await obtainTokens(oauthHarness(server.url, server.url), jar, { allow: true, workspace_id: seeded.org.org_id, scopes: ['read', 'write'] })
-  return { documentId, accessToken: tokens.access_token }
+  return { documentId, accessTokenFor: (other: BenchProcess) => accessTokenFor(other, jar, seeded.org.org_id) }
+}
+
+/** An OAuth access token for `server`'s MCP endpoint (tokens are bound to one PUBLIC_URL), granted by the signed-in owner. */
+async function accessTokenFor(server: BenchProcess, jar: CookieJar, orgId: string): Promise<string> {
+  const tokens = await obtainTokens(oauthHarness(server.url, server.url), jar, { allow: true, workspace_id: orgId, scopes: ['read', 'write'] })
+  return tokens.access_token
 }
 
 type ServerKind = 'baseline' | 'limitsOn' | 'limitsOff'
@@ -146,16 +152,27 @@ export async function measureAsRun(backend: Backend, settings: AsRunSettings): P
     running.clear()
   }
   /** Measures one case on the server of `kind`, with the JIT warm-up when that server just started. */
-  async function measureOn(kind: ServerKind, name: AsRunCase, load: (server: BenchProcess) => LoadSpec): Promise<CaseResult> {
+  async function measureOn(kind: ServerKind, name: AsRunCase, load: (server: BenchProcess) => LoadSpec | Promise<LoadSpec>): Promise<CaseResult> {
     const server = await serverOf(kind)
-    const spec = { ...load(server), serverPid: server.pid }
+    const spec = { ...(await load(server)), serverPid: server.pid }
     if (fresh.delete(kind)) spec.warmupSeconds += JIT_WARMUP_SECONDS
     return settings.runCase(`${label} / ${AS_RUN_CASES[name]}`, spec)
   }
 
   try {
     const seeded = await seed(dataDir, databaseEnv)
-    const { documentId, accessToken } = await prepare(await serverOf('limitsOn'), seeded)
+    const { documentId, accessTokenFor } = await prepare(await serverOf('limitsOn'), seeded)
+    const accessTokenOf = new Map<ServerKind, string>()
+    /** The server's own token, obtained the first time it runs (on PGlite only one server runs at a time). */
+    const tokenOf = async (kind: ServerKind, server: BenchProcess) => {
+      const token = accessTokenOf.get(kind) ?? (await accessTokenFor(server))
+      accessTokenOf.set(kind, token)
+      return token
+    }
+    const oauthCall = (kind: ServerKind, name: AsRunCase) =>
+      measureOn(kind, name, async (s) =>
+        settings.spec(`${s.url}/api/mcp`, 'POST', { authorization: `Bearer ${await tokenOf(kind, s)}`, ...MCP_HEADERS }, mcpStatusCall(documentId)),
+      )
     const key = { authorization: `Bearer ${seeded.org.api_key}` }
     const readPath = `/api/v1/documents/${documentId}`
     const rounds: AsRunResult['rounds'] = []
@@ -164,16 +181,16 @@ export async function measureAsRun(backend: Backend, settings: AsRunSettings): P
       const bare = await measureOn('baseline', 'bare', (s) => settings.spec(`${s.url}/bare`, 'GET'))
       const read = await measureOn('limitsOn', 'read', (s) => settings.spec(s.url + readPath, 'GET', key))
       const mcp = await measureOn('limitsOn', 'mcp', (s) => settings.spec(`${s.url}/api/mcp`, 'POST', { ...key, ...MCP_HEADERS }, mcpStatusCall(documentId)))
-      const oauth = await measureOn('limitsOn', 'oauth', (s) =>
-        settings.spec(`${s.url}/api/mcp`, 'POST', { authorization: `Bearer ${accessToken}`, ...MCP_HEADERS }, mcpStatusCall(documentId)),
-      )
+      const oauth = await oauthCall('limitsOn', 'oauth')
       const readOff = await measureOn('limitsOff', 'readOff', (s) => settings.spec(s.url + readPath, 'GET', key))
-      // The same mix of calls on both servers: a process that has served MCP calls answers the read
-      // a little slower afterwards (the shared code has seen more shapes), so only like compares with like.
+      // The same mix of calls on both servers (MCP with a key and with an OAuth token): a process that
+      // has served other calls answers the read a little slower afterwards (the shared code has seen
+      // more shapes), so only like compares with like.
       const mcpOff = await measureOn('limitsOff', 'mcpOff', (s) =>
         settings.spec(`${s.url}/api/mcp`, 'POST', { ...key, ...MCP_HEADERS }, mcpStatusCall(documentId)),
       )
-      rounds.push({ floor, bare, read, mcp, oauth, readOff, mcpOff })
+      const oauthOff = await oauthCall('limitsOff', 'oauthOff')
+      rounds.push({ floor, bare, read, mcp, oauth, readOff, mcpOff, oauthOff })
     }
     return { backend: label, rounds }
   } finally {
