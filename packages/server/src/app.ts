@@ -25,6 +25,7 @@ import { oauthRoutes } from './http/routes/oauth.ts'
 import { memberRoutes } from './http/routes/members.ts'
 import { operatorRoutes } from './http/routes/operator.ts'
 import { sealRoutes } from './http/routes/seals.ts'
+import { settingsRoutes } from './http/routes/settings.ts'
 import { signingAssetRoutes } from './http/routes/signing-assets.ts'
 import { signingRoutes } from './http/routes/signing.ts'
 import { templateRoutes } from './http/routes/templates.ts'
@@ -136,6 +137,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(sealRoutes, { services })
       await api.register(apiKeyRoutes, { services })
       await api.register(connectedAppRoutes, { services })
+      await api.register(settingsRoutes, { services })
       await api.register(identityCheckRoutes, { services })
       await api.register(operatorRoutes, { services })
     },

@@ -8,6 +8,7 @@ import type { Mailer } from './adapters/mailer.ts'
 import { logMailer, smtpMailer } from './adapters/mailer.ts'
 import { flushKeyUses, KEY_USE_FLUSH_MS } from './api-keys/key-uses.ts'
 import { PRINCIPALS_CHANGED_CHANNEL, PrincipalCache } from './api-keys/principal-cache.ts'
+import { sendDueReminders } from './documents/reminders.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
 import { startFinalPdfJob } from './documents/final-pdf-job.ts'
@@ -57,6 +58,15 @@ export async function createServices(config: Config, database: Database, logger:
     logger,
     work: async () => void (await expireDueDocuments(database.db, clock)),
   })
+  // Reminders to signers who have not finished (documents/reminders.ts); `admin jobs run --now` runs the same sweep at a chosen instant.
+  const reminders = startBackgroundLoop({
+    name: 'signer reminders',
+    pollMs: config.jobPollMs,
+    logger,
+    work: async () => {
+      if ((await sendDueReminders({ db: database.db, clock, config })) > 0) mail.kick()
+    },
+  })
   const webhooks = startWebhookDispatcher({ db: database.db, clock, logger, config })
   // api_keys.last_used_at, written off the request path (api-keys/key-uses.ts).
   const keyUses = startBackgroundLoop({
@@ -89,7 +99,7 @@ export async function createServices(config: Config, database: Database, logger:
     identityDocuments: documentCipherFor(instanceKey),
     secrets: secretSealerFor(instanceKey),
     close: async () => {
-      await Promise.all([expiry.stop(), finalPdfs.stop(), webhooks.stop(), keyUses.stop(), oauthSweep.stop()])
+      await Promise.all([expiry.stop(), reminders.stop(), finalPdfs.stop(), webhooks.stop(), keyUses.stop(), oauthSweep.stop()])
       await mail.stop()
       await database.close()
     },

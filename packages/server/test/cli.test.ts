@@ -408,6 +408,30 @@ describe('CLI against a running server', () => {
   })
 
   test(
+    'jobs run --now sends the reminders due at that instant (issue 22), through the running server',
+    async () => {
+      const template = await runCliJson<CreatedTemplate>(dataDir, ['template', 'create', '--org', org.org_id, '--name', 'Reminded', '--pdf', files.onePage])
+      const to = `rita-${randomUUID()}@example.com`
+      const sent = await server.request('/api/v1/documents', {
+        method: 'POST',
+        key: org.api_key,
+        json: { template_id: template.id, signer: { email: to }, reminders: { first_after_days: 1, every_days: 1, max: 1 } },
+      })
+      expect(sent.status).toBe(201)
+      const { id } = (await sent.json()) as { id: string }
+      const document = (await (await server.request(`/api/v1/documents/${id}`, { key: org.api_key })).json()) as { created_at: string }
+      const at = new Date(Date.parse(document.created_at) + 86_400_000 + 60_000).toISOString()
+      expect(await runCliJson(dataDir, ['jobs', 'run', '--now', at])).toMatchObject({ at, reminders_sent: 1 })
+      const mails = await runCliJson<{ subject: string }[]>(dataDir, ['mail', 'list', '--to', to])
+      expect(mails.map((m) => m.subject.startsWith('Reminder: '))).toEqual([true, false])
+      const bad = await runCli(dataDir, ['jobs', 'run', '--now', 'tomorrow'])
+      expect(bad.code).not.toBe(0)
+      expect(bad.stderr).toMatch(/date-time/)
+    },
+    TIMEOUT_MS,
+  )
+
+  test(
     'the server is still healthy and stops cleanly',
     async () => {
       expect((await server.request('/healthz')).status).toBe(200)

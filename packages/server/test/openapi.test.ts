@@ -56,6 +56,8 @@ const OPERATIONS = [
   ['delete', '/api/v1/keys/{id}'],
   ['get', '/api/v1/connected-apps'],
   ['delete', '/api/v1/connected-apps/{id}'],
+  ['get', '/api/v1/settings/reminders'],
+  ['put', '/api/v1/settings/reminders'],
   ['get', '/api/v1/identity-check'],
   ['post', '/api/v1/identity-check'],
   ['get', '/api/v1/operator/orgs'],

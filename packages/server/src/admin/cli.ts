@@ -217,6 +217,14 @@ program
   .action((opts: { id: string }) => run({ name: 'document.rerender', documentId: opts.id }))
 
 program
+  .command('jobs')
+  .description('background jobs')
+  .command('run')
+  .description('run the time-driven sweeps (reminders, then expiry) once, now or as if it were --now: how tests and drills move time')
+  .option('--now <iso_time>', 'the instant to run them at, a UTC date-time such as 2030-01-31T17:00:00Z (default: the current time)')
+  .action((opts: { now?: string }) => run({ name: 'jobs.run', ...(opts.now ? { now: opts.now } : {}) }))
+
+program
   .command('credits')
   .description('credit packs (Free plan)')
   .command('grant')

@@ -16,6 +16,7 @@ import { decideAsOperator, identityCheckQueue } from '../operator/identity-check
 import { createOrg, setOrgPlan } from '../orgs/orgs.ts'
 import { createTemplate } from '../templates/create-template.ts'
 import { rerenderFinalPdf } from '../documents/final-pdf-job.ts'
+import { runJobsAt } from './run-jobs.ts'
 import type { Services } from '../services.ts'
 import { addWebhookEndpoint } from '../webhooks/endpoints.ts'
 
@@ -80,6 +81,8 @@ export const AdminCommand = Type.Union([
     { additionalProperties: false },
   ),
   Type.Object({ name: Type.Literal('document.rerender'), documentId: Id }, { additionalProperties: false }),
+  // `now` is checked by runJobsAt, whose refusal names the expected form.
+  Type.Object({ name: Type.Literal('jobs.run'), now: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false }),
   Type.Object(
     {
       name: Type.Literal('user.create'),
@@ -108,7 +111,7 @@ export function parseAdminCommand(value: unknown): AdminCommand {
 }
 
 /** The CLI running on its own has no principal cache; inside a server the command clears that server's. */
-export type AdminServices = Pick<Services, 'db' | 'blobs' | 'clock' | 'config' | 'pdfWork'> & Partial<Pick<Services, 'principals'>>
+export type AdminServices = Pick<Services, 'db' | 'blobs' | 'clock' | 'config' | 'pdfWork'> & Partial<Pick<Services, 'principals' | 'mail'>>
 
 /** Runs one operator command in the process that owns the database; returns its JSON result. */
 export async function executeAdminCommand(services: AdminServices, command: AdminCommand): Promise<unknown> {
@@ -133,6 +136,8 @@ export async function executeAdminCommand(services: AdminServices, command: Admi
     }
     case 'document.rerender':
       return rerenderFinalPdf(db, command.documentId, services.clock.now())
+    case 'jobs.run':
+      return runJobsAt(services, command.now)
     case 'template.create':
       return createTemplate(services, {
         orgId: command.orgId,

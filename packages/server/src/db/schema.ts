@@ -44,8 +44,17 @@ export const orgs = pgTable('orgs', {
   identityVerifiedAt: timestamp('identity_verified_at', { withTimezone: true, mode: 'date' }),
   /** Every member must sign in to this workspace with a second factor (TOTP or a passkey); set by an owner. */
   requireTwoFactor: boolean('require_two_factor').notNull().default(false),
+  /** Extension: the reminders a document sent from this workspace gets unless its request says otherwise; null = none. */
+  reminders: jsonb('reminders').$type<ReminderSchedule>(),
   createdAt: createdAt(),
 })
+
+/** When an unfinished signer is reminded: first after N days, then every M days, at most K times. */
+export interface ReminderSchedule {
+  first_after_days: number
+  every_days: number
+  max: number
+}
 
 export const USAGE_KINDS = ['send', 'seal'] as const
 export const USAGE_CHANNELS = ['rest', 'bulk', 'mcp'] as const
@@ -202,6 +211,8 @@ export const documents = pgTable(
     inviteSubject: text('invite_subject'),
     inviteMessage: text('invite_message'),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+    /** Extension: this document's reminder schedule (from the request or the workspace's default at send); null = none. */
+    reminders: jsonb('reminders').$type<ReminderSchedule>(),
     /** Why a voided document was voided: the sender voided it, or its expires_at passed (null on other statuses). */
     voidedReason: text('voided_reason', { enum: VOIDED_REASONS }),
     completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date' }),
@@ -318,6 +329,9 @@ export const signers = pgTable(
     signingOrder: smallint('signing_order'),
     /** When this signer's invitation went out; null while they wait for an earlier step (their token hash matches no link ever sent). */
     invitedAt: timestamp('invited_at', { withTimezone: true, mode: 'date' }),
+    /** Reminders sent so far, and when the next is due (null: none due — no schedule, all sent, or the signer finished). */
+    remindersSent: smallint('reminders_sent').notNull().default(0),
+    nextReminderAt: timestamp('next_reminder_at', { withTimezone: true, mode: 'date' }),
     signedAt: timestamp('signed_at', { withTimezone: true, mode: 'date' }),
     viewedAt: timestamp('viewed_at', { withTimezone: true, mode: 'date' }),
     declinedAt: timestamp('declined_at', { withTimezone: true, mode: 'date' }),
@@ -326,7 +340,11 @@ export const signers = pgTable(
     fieldValues: jsonb('field_values').$type<Record<string, StoredFieldValue>>(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('signers_token_hash').on(t.tokenHash), index('signers_document').on(t.documentId, t.position)],
+  (t) => [
+    uniqueIndex('signers_token_hash').on(t.tokenHash),
+    index('signers_document').on(t.documentId, t.position),
+    index('signers_reminder_due').on(t.nextReminderAt).where(sql`next_reminder_at is not null`),
+  ],
 )
 
 /** The one-time e-mail code of a signer with auth_required (one live code per signer; only its hash is kept). */

@@ -14,6 +14,7 @@ import type { Services } from '../services.ts'
 import type { CreateDocumentInput, MultiPartyCreated, SingleSignerCreated } from './documents.schemas.ts'
 import { domainWarnings } from './domain-warnings.ts'
 import { invitationMessage, issueSigningLink } from './invitations.ts'
+import { firstReminderAt, scheduleForSend } from './reminders.ts'
 import { checkSigningOrders, firstStep, invitedAtSend } from './signing-order.ts'
 
 /** One signer of the request: the single `signer` is role 0 with no order. */
@@ -56,6 +57,7 @@ export async function createDocument(
   const created = await db.transaction(async (tx) => {
     const usage = await quoteUsage(tx, actor, { kind: 'send', channel: usageChannelOf(actor), wanted: 1, now })
     if (usage.refusal) throw usage.refusal
+    const schedule = await scheduleForSend(tx, actor.orgId, input.reminders)
     const [document] = await tx
       .insert(documents)
       .values({
@@ -66,6 +68,7 @@ export async function createDocument(
         inviteSubject: input.invite_subject,
         inviteMessage: input.invite_message,
         expiresAt,
+        reminders: schedule,
       })
       .returning({ id: documents.id })
     if (!document) throw new Error('insert returned no row')
@@ -82,6 +85,7 @@ export async function createDocument(
           tokenHash: r.tokenHash,
           signingOrder: r.order ?? null,
           invitedAt: r.invitedNow ? now : null,
+          nextReminderAt: r.invitedNow ? firstReminderAt(schedule, now) : null,
         })),
       )
       .returning({ id: signers.id, role: signers.role, email: signers.email, authRequired: signers.authRequired, order: signers.signingOrder })

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox'
 import { AUDIT_EVENT_TYPES, AUTH_METHODS } from '@signet/vocabulary'
 import { DOCUMENT_STATUSES, SIGNER_STATUSES, VOIDED_REASONS } from '../db/schema.ts'
 import { MAX_ROLE } from '../templates/fields.ts'
+import { ReminderScheduleInput, Reminders } from './reminders.ts'
 import { NullableTimestamp, Offset, Timestamp } from '../lib/schemas.ts'
 import { displayName } from '../lib/visible-text.ts'
 
@@ -54,6 +55,7 @@ export const CreateDocumentBody = Type.Object(
     ),
     invite_subject: Type.Optional(Type.String({ maxLength: 200 })),
     invite_message: Type.Optional(Type.String({ maxLength: 2000 })),
+    reminders: Type.Optional(Reminders),
   },
   { additionalProperties: false, description: 'Exactly one of signer and signers.' },
 )
@@ -187,6 +189,7 @@ export const DocumentView = Type.Object(
       description: 'once completed: pending while the signed (or sealed) PDF is being produced, ready, or failed (the operator is alerted)',
     }),
     signed_pdf_error: Type.Union([Type.String(), Type.Null()], { description: 'why the signed PDF is not ready: the last failure' }),
+    reminders: Type.Optional({ ...ReminderScheduleInput, description: 'extension, only when the document has a reminder schedule' }),
     signers: Type.Array(
       Type.Object(
         {

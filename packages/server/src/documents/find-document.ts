@@ -27,6 +27,7 @@ const documentWithSignersInOrg = preparedPer((db) =>
         signedPdfSha256: true,
         sealError: true,
         renderFailedAt: true,
+        reminders: true,
       },
       with: {
         signers: {

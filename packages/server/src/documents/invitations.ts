@@ -21,6 +21,8 @@ export interface Invitation {
   expiresAt: Date | null
   customSubject?: string | undefined
   customMessage?: string | undefined
+  /** A reminder of an invitation still open (documents/reminders.ts). */
+  reminder?: boolean
 }
 
 /** The outbox message inviting one signer. */
@@ -36,5 +38,6 @@ export const invitationMessage = (principal: Pick<Principal, 'orgId' | 'orgName'
     expiresAt: invitation.expiresAt,
     customSubject: invitation.customSubject,
     customMessage: invitation.customMessage,
+    reminder: invitation.reminder ?? false,
   }),
 })

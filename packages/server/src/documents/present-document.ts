@@ -40,6 +40,7 @@ export const presentDocument = (row: DocumentStatusRow): DocumentView => {
     expires_at: row.expiresAt?.toISOString() ?? null,
     signed_pdf_status: signedPdfStatusOf(row),
     signed_pdf_error: row.status === 'completed' && !row.signedPdfSha256 ? row.sealError : null,
+    ...(row.reminders ? { reminders: row.reminders } : {}),
     signers: row.signers.map((s) => ({
       id: s.id,
       role: s.role,

@@ -5,6 +5,7 @@ import { documents, signers } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import { invitationMessage, issueSigningLink } from './invitations.ts'
+import { firstReminderAt } from './reminders.ts'
 
 /*
  * Sequential signing (extension): each signer of a multi-party document may carry an `order`;
@@ -51,7 +52,13 @@ export async function inviteNextStep(tx: Db, document: { id: string; orgId: stri
   const step = open[0]?.order ?? null
   const next = open.filter((s) => s.order === step)
   const [details] = await tx
-    .select({ title: documents.title, expiresAt: documents.expiresAt, inviteSubject: documents.inviteSubject, inviteMessage: documents.inviteMessage })
+    .select({
+      title: documents.title,
+      expiresAt: documents.expiresAt,
+      inviteSubject: documents.inviteSubject,
+      inviteMessage: documents.inviteMessage,
+      reminders: documents.reminders,
+    })
     .from(documents)
     .where(eq(documents.id, document.id))
   if (!details) throw new Error('document vanished')
@@ -59,7 +66,7 @@ export async function inviteNextStep(tx: Db, document: { id: string; orgId: stri
   for (const { signer, tokenHash } of links) {
     await tx
       .update(signers)
-      .set({ tokenHash, invitedAt: now })
+      .set({ tokenHash, invitedAt: now, nextReminderAt: firstReminderAt(details.reminders, now) })
       .where(and(eq(signers.id, signer.id), isNull(signers.invitedAt), inArray(signers.status, ['pending', 'viewed'])))
   }
   await appendAuditEvents(

@@ -26,13 +26,18 @@ export interface InvitationMailInput {
   expiresAt: Date | null
   customSubject?: string | undefined
   customMessage?: string | undefined
+  /** A reminder: the same invitation, said to be one, with a new link. */
+  reminder?: boolean
 }
 
 export function invitationMail(input: InvitationMailInput): Mail {
   // An empty custom subject means none (as an empty message does): never send a blank subject line.
-  const subject = input.customSubject || `${input.orgName} sent you "${input.title}" to sign`
+  const invitationSubject = input.customSubject || `${input.orgName} sent you "${input.title}" to sign`
+  const subject = input.reminder ? `Reminder: ${invitationSubject}` : invitationSubject
   const greeting = greetingFor(input.signerName)
-  const intro = `${input.orgName} has asked you to review and sign "${input.title}".`
+  const intro = input.reminder
+    ? `A reminder: ${input.orgName} is still waiting for you to review and sign "${input.title}". This e-mail has a new link; the one in earlier e-mails no longer works.`
+    : `${input.orgName} has asked you to review and sign "${input.title}".`
   const expiry = input.expiresAt ? `This request expires on ${input.expiresAt.toUTCString()}.` : ''
   const text = [greeting, intro, input.customMessage ?? '', `Open the document: ${input.link}`, expiry, 'This link is personal: do not forward it.']
     .filter(Boolean)

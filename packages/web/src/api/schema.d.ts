@@ -1089,6 +1089,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settings/reminders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Extension: the workspace's default reminder schedule for documents it sends */
+        get: operations["getReminderSettings"];
+        /** Extension: set the workspace's default reminder schedule (null: none); documents already sent keep theirs */
+        put: operations["setReminderSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/templates": {
         parameters: {
             query?: never;
@@ -3016,6 +3034,15 @@ export interface operations {
                     expires_at?: string;
                     invite_message?: string;
                     invite_subject?: string;
+                    /** @description extension: when each signer who has not finished is reminded (a new invitation, the earlier link stops working); null for none. Left out: the workspace's default (GET /api/v1/settings/reminders) */
+                    reminders?: {
+                        /** @description days between later reminders */
+                        every_days: number;
+                        /** @description days after the invitation before the first reminder */
+                        first_after_days: number;
+                        /** @description reminders at most, per signer */
+                        max: number;
+                    } | null;
                     signer?: {
                         /** @description require a one-time e-mail code before the document opens (default false) */
                         auth_required?: boolean;
@@ -3298,6 +3325,15 @@ export interface operations {
                         created_at: string;
                         expires_at: string | null;
                         id: string;
+                        /** @description extension, only when the document has a reminder schedule */
+                        reminders?: {
+                            /** @description days between later reminders */
+                            every_days: number;
+                            /** @description days after the invitation before the first reminder */
+                            first_after_days: number;
+                            /** @description reminders at most, per signer */
+                            max: number;
+                        };
                         /** @description why the signed PDF is not ready: the last failure */
                         signed_pdf_error: string | null;
                         /** @description once completed: pending while the signed (or sealed) PDF is being produced, ready, or failed (the operator is alerted) */
@@ -3403,7 +3439,7 @@ export interface operations {
                              * @description what happened; more types may be added, so treat an unknown one as informational
                              * @enum {unknown}
                              */
-                            event: "document.sent" | "document.viewed" | "document.signed" | "document.completed" | "document.declined" | "document.voided" | "document.expired" | "signer.invitation_resent" | "signer.invited" | "signer.code_sent" | "signer.code_verified" | "signer.code_rejected" | "signed_pdf.created" | "document.seal_requested" | "document.sealed";
+                            event: "document.sent" | "document.viewed" | "document.signed" | "document.completed" | "document.declined" | "document.voided" | "document.expired" | "signer.invitation_resent" | "signer.invited" | "signer.reminded" | "signer.code_sent" | "signer.code_verified" | "signer.code_rejected" | "signed_pdf.created" | "document.seal_requested" | "document.sealed";
                             /** @description SHA-256 (hex) over this event and the previous event's hash */
                             hash: string;
                             ip: string | null;
@@ -7006,6 +7042,134 @@ export interface operations {
             };
             /** @description No such self-sealed document in this org */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReminderSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the default schedule of documents sent from this workspace; null for none */
+                        reminders: {
+                            /** @description days between later reminders */
+                            every_days: number;
+                            /** @description days after the invitation before the first reminder */
+                            first_after_days: number;
+                            /** @description reminders at most, per signer */
+                            max: number;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setReminderSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the default schedule of documents sent from this workspace; null for none */
+                    reminders: {
+                        /** @description days between later reminders */
+                        every_days: number;
+                        /** @description days after the invitation before the first reminder */
+                        first_after_days: number;
+                        /** @description reminders at most, per signer */
+                        max: number;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the default schedule of documents sent from this workspace; null for none */
+                        reminders: {
+                            /** @description days between later reminders */
+                            every_days: number;
+                            /** @description days after the invitation before the first reminder */
+                            first_after_days: number;
+                            /** @description reminders at most, per signer */
+                            max: number;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A member: only the workspace's owners and admins change its settings */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
