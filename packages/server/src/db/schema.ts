@@ -343,7 +343,9 @@ export const signers = pgTable(
   (t) => [
     uniqueIndex('signers_token_hash').on(t.tokenHash),
     index('signers_document').on(t.documentId, t.position),
-    index('signers_reminder_due').on(t.nextReminderAt).where(sql`next_reminder_at is not null`),
+    index('signers_reminder_due')
+      .on(t.nextReminderAt)
+      .where(sql`next_reminder_at is not null`),
   ],
 )
 
