@@ -8,6 +8,7 @@ import type { Mailer } from './adapters/mailer.ts'
 import { logMailer, smtpMailer } from './adapters/mailer.ts'
 import { flushKeyUses, KEY_USE_FLUSH_MS } from './api-keys/key-uses.ts'
 import { PRINCIPALS_CHANGED_CHANNEL, PrincipalCache } from './api-keys/principal-cache.ts'
+import { sendExpiryWarnings } from './documents/expiry-notices.ts'
 import { sendDueReminders } from './documents/reminders.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
@@ -56,7 +57,11 @@ export async function createServices(config: Config, database: Database, logger:
     name: 'document expiry',
     pollMs: config.jobPollMs,
     logger,
-    work: async () => void (await expireDueDocuments(database.db, clock)),
+    // The day-before warnings first: a document whose warning and expiry fall in one sweep is warned no more.
+    work: async () => {
+      const notices = (await sendExpiryWarnings({ db: database.db, clock, config })) + (await expireDueDocuments(database.db, clock, config.publicUrl))
+      if (notices > 0) mail.kick()
+    },
   })
   // Reminders to signers who have not finished (documents/reminders.ts); `admin jobs run --now` runs the same sweep at a chosen instant.
   const reminders = startBackgroundLoop({

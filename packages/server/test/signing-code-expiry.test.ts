@@ -181,7 +181,7 @@ describe('expiry', () => {
     expect(await (await signers[1]!.page()).text()).toContain('This signing request has expired')
     expect((await getDocument(documentId)).status).toBe('sent')
 
-    expect(await expireDueDocuments(server.services.db, clock)).toBeGreaterThanOrEqual(1)
+    expect(await expireDueDocuments(server.services.db, clock, server.config.publicUrl)).toBeGreaterThanOrEqual(1)
     const document = await getDocument(documentId)
     // The spec's status stays voided; the extension says why, for the dashboard's "Expired".
     expect(document).toMatchObject({ status: 'voided', voided_reason: 'expired' })
@@ -192,6 +192,6 @@ describe('expiry', () => {
       await server.request(`/api/v1/documents/${documentId}/audit`, { key: org.apiKey }),
     )
     expect(audit.events.at(-1)).toMatchObject({ event: 'document.expired', auth_method: 'system' })
-    expect(await expireDueDocuments(server.services.db, clock)).toBe(0)
+    expect(await expireDueDocuments(server.services.db, clock, server.config.publicUrl)).toBe(0)
   })
 })

@@ -211,6 +211,10 @@ export const documents = pgTable(
     inviteSubject: text('invite_subject'),
     inviteMessage: text('invite_message'),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+    /** The workspace member who sent it (a dashboard session or an OAuth grant's person); null for API keys and the CLI. */
+    sentByUserId: uuid('sent_by_user_id').references(() => users.id),
+    /** When the signers still to sign were warned that it expires within a day (once per document). */
+    expiryWarnedAt: timestamp('expiry_warned_at', { withTimezone: true, mode: 'date' }),
     /** Extension: this document's reminder schedule (from the request or the workspace's default at send); null = none. */
     reminders: jsonb('reminders').$type<ReminderSchedule>(),
     /** Why a voided document was voided: the sender voided it, or its expires_at passed (null on other statuses). */

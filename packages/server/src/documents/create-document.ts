@@ -69,6 +69,7 @@ export async function createDocument(
         inviteMessage: input.invite_message,
         expiresAt,
         reminders: schedule,
+        sentByUserId: actor.user?.id ?? null,
       })
       .returning({ id: documents.id })
     if (!document) throw new Error('insert returned no row')

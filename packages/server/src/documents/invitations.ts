@@ -21,8 +21,8 @@ export interface Invitation {
   expiresAt: Date | null
   customSubject?: string | undefined
   customMessage?: string | undefined
-  /** A reminder of an invitation still open (documents/reminders.ts). */
-  reminder?: boolean
+  /** A reminder of an invitation still open, or the warning the day before it expires (documents/reminders.ts). */
+  reason?: 'reminder' | 'expiring'
 }
 
 /** The outbox message inviting one signer. */
@@ -38,6 +38,6 @@ export const invitationMessage = (principal: Pick<Principal, 'orgId' | 'orgName'
     expiresAt: invitation.expiresAt,
     customSubject: invitation.customSubject,
     customMessage: invitation.customMessage,
-    reminder: invitation.reminder ?? false,
+    reason: invitation.reason,
   }),
 })

@@ -153,7 +153,7 @@ async function remindOne(db: Db, due: { signerId: string; documentId: string }, 
           expiresAt: document.expiresAt,
           customSubject: document.inviteSubject ?? undefined,
           customMessage: document.inviteMessage ?? undefined,
-          reminder: true,
+          reason: 'reminder',
         },
       ),
     ])

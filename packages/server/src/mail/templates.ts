@@ -26,18 +26,27 @@ export interface InvitationMailInput {
   expiresAt: Date | null
   customSubject?: string | undefined
   customMessage?: string | undefined
-  /** A reminder: the same invitation, said to be one, with a new link. */
-  reminder?: boolean
+  /** A reminder, or the warning the day before expiry: the same invitation, said to be one, with a new link. */
+  reason?: 'reminder' | 'expiring' | undefined
 }
 
 export function invitationMail(input: InvitationMailInput): Mail {
   // An empty custom subject means none (as an empty message does): never send a blank subject line.
   const invitationSubject = input.customSubject || `${input.orgName} sent you "${input.title}" to sign`
-  const subject = input.reminder ? `Reminder: ${invitationSubject}` : invitationSubject
   const greeting = greetingFor(input.signerName)
-  const intro = input.reminder
-    ? `A reminder: ${input.orgName} is still waiting for you to review and sign "${input.title}". This e-mail has a new link; the one in earlier e-mails no longer works.`
-    : `${input.orgName} has asked you to review and sign "${input.title}".`
+  const newLink = 'This e-mail has a new link; the one in earlier e-mails no longer works.'
+  const { subject, intro } =
+    input.reason === 'reminder'
+      ? {
+          subject: `Reminder: ${invitationSubject}`,
+          intro: `A reminder: ${input.orgName} is still waiting for you to review and sign "${input.title}". ${newLink}`,
+        }
+      : input.reason === 'expiring'
+        ? {
+            subject: `Expires soon: ${invitationSubject}`,
+            intro: `"${input.title}", sent to you by ${input.orgName}, can be signed for one more day only. ${newLink}`,
+          }
+        : { subject: invitationSubject, intro: `${input.orgName} has asked you to review and sign "${input.title}".` }
   const expiry = input.expiresAt ? `This request expires on ${input.expiresAt.toUTCString()}.` : ''
   const text = [greeting, intro, input.customMessage ?? '', `Open the document: ${input.link}`, expiry, 'This link is personal: do not forward it.']
     .filter(Boolean)
@@ -82,6 +91,22 @@ export function declinedMail(input: { orgName: string; title: string; signerName
   const subject = `"${input.title}" was declined`
   const body = `${input.declinedBy} declined to sign "${input.title}", sent by ${input.orgName}. The signature request is closed: you no longer need to sign it, and its link no longer works.`
   return { subject, text: `${greetingFor(input.signerName)}\n\n${body}`, html: layout(paragraphs(greetingFor(input.signerName)) + paragraphs(body)) }
+}
+
+/** To the sender (or the workspace's owners) when a document expired before everyone signed. */
+export function expiredNoticeMail(input: { title: string; name: string | null; unsigned: string[]; link: string }): Mail {
+  return linkMail({
+    subject: `"${input.title}" expired before everyone signed`,
+    name: input.name,
+    lines: [
+      `"${input.title}" reached its expiry date and can no longer be signed.`,
+      `Not signed by: ${input.unsigned.join(', ')}.`,
+      'To go on, send the document again.',
+    ],
+    button: 'Open the document',
+    link: input.link,
+    ignore: 'You get this because you sent the document, or own the workspace it was sent from.',
+  })
 }
 
 /** A mail whose point is one link: a greeting, what happened, a button, the link in clear, and a note for whoever did not ask. */

@@ -3,6 +3,7 @@ import type { Clock } from '../adapters/clock.ts'
 import { appendAuditEvents } from '../audit/audit-trail.ts'
 import type { Db } from '../db/client.ts'
 import { documents } from '../db/schema.ts'
+import { queueExpiredNotice } from '../documents/expiry-notices.ts'
 
 const BATCH_SIZE = 50
 
@@ -10,15 +11,15 @@ const BATCH_SIZE = 50
  * When expires_at passes, a document still out for signature becomes `voided` (the
  * spec's status set has no `expired`) and its trail records document.expired. Signing
  * links refuse to act from the expiry instant on, before this sweep has run.
- * Returns how many documents expired.
+ * Whoever sent it is told (documents/expiry-notices.ts). Returns how many documents expired.
  */
-export async function expireDueDocuments(db: Db, clock: Clock): Promise<number> {
+export async function expireDueDocuments(db: Db, clock: Clock, publicUrl: string): Promise<number> {
   let expired = 0
   for (;;) {
     const now = clock.now()
     const batch = await db.transaction(async (tx) => {
       const due = await tx
-        .select({ id: documents.id, orgId: documents.orgId, expiresAt: documents.expiresAt })
+        .select({ id: documents.id, orgId: documents.orgId, expiresAt: documents.expiresAt, title: documents.title, sentByUserId: documents.sentByUserId })
         .from(documents)
         .where(and(eq(documents.status, 'sent'), isNotNull(documents.expiresAt), lte(documents.expiresAt, now)))
         .orderBy(asc(documents.expiresAt))
@@ -38,6 +39,7 @@ export async function expireDueDocuments(db: Db, clock: Clock): Promise<number> 
         await appendAuditEvents(tx, document, [
           { type: 'document.expired', occurredAt: now, authMethod: 'system', data: { expires_at: document.expiresAt?.toISOString() ?? null } },
         ])
+        await queueExpiredNotice(tx, document, publicUrl)
       }
       return due.length
     })
