@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { executeAdminCommand } from '../src/admin/commands.ts'
 import { bodyOf, postDocument, setupOrg, uniqueEmail, type Json, type TestOrg } from './helpers/api.ts'
 import { callOk, connectAgent } from './helpers/mcp.ts'
+import { makeTempDir, runCliJson, usingPostgres } from './helpers/processes.ts'
 import { richFields, SignerClient, tokenFromMail, valuesFor } from './helpers/signing.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
@@ -127,6 +128,21 @@ describe('the schedule', () => {
     await settle()
     expect(emails.map((email) => remindersIn(email).length)).toEqual([1, 1])
   })
+})
+
+// Several processes on one PostgreSQL: two operator CLIs sweeping at the same instant, beside this server's own loop.
+test.runIf(usingPostgres)('two processes sweeping at once remind each signer once', async () => {
+  const { emails, sentAt } = await send({ reminders: { first_after_days: 7, every_days: 7, max: 1 } })
+  await Promise.all(emails.map((email) => server.mail.waitFor(email)))
+  const at = new Date(sentAt + 7 * DAY + 60_000).toISOString()
+  const env = { DATABASE_URL: server.config.databaseUrl ?? '' }
+  const [first, second] = await Promise.all(
+    [makeTempDir('sweep-a'), makeTempDir('sweep-b')].map((dir) => runCliJson<Json>(dir, ['jobs', 'run', '--now', at], env)),
+  )
+  expect(Number(first?.reminders_sent) + Number(second?.reminders_sent)).toBeGreaterThanOrEqual(2)
+  await Promise.all(emails.map((email) => server.mail.waitFor(email, 2)))
+  await settle()
+  expect(emails.map((email) => remindersIn(email).length)).toEqual([1, 1])
 })
 
 describe('bad schedules are a 400 naming the field', () => {

@@ -258,8 +258,8 @@ export async function runCli(dataDir: string, args: string[], env: NodeJS.Proces
 }
 
 /** Runs the CLI, requires exit 0 and returns its stdout parsed as JSON. */
-export async function runCliJson<T>(dataDir: string, args: string[]): Promise<T> {
-  const result = await runCli(dataDir, args)
+export async function runCliJson<T>(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<T> {
+  const result = await runCli(dataDir, args, env)
   if (result.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${result.code}:\n${result.stderr}`)
   return JSON.parse(result.stdout) as T
 }
