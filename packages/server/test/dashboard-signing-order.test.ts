@@ -57,19 +57,23 @@ async function signerRows(): Promise<{ line: string; resend: boolean }[]> {
 
 /**
  * With SIGNET_SCREENSHOTS=1: docs/screenshots/dashboard-<name>-desktop.png and -phone.png of the
- * page as it is now (a form filled in), at both widths, `focus` scrolled to the top.
+ * page as it is now (a form filled in; screenshotDashboardPage would open it afresh), from the top
+ * on a desktop, where everything that matters fits, and on a phone with `focus` scrolled up, below
+ * the top bar (a phone stacks the cards, the document's Status and Files first).
  */
-async function screenshot(name: string, focus: Locator): Promise<void> {
+async function screenshot(name: string, focus?: Locator): Promise<void> {
   if (!SCREENSHOT_DIR) return
   for (const [label, viewport] of [
     ['desktop', DESKTOP],
     ['phone', PHONE],
   ] as const) {
     await page.setViewportSize(viewport)
-    await focus.evaluate((element) => {
-      element.scrollIntoView({ block: 'start' })
-      window.scrollBy(0, -72) // below the phone's sticky top bar
-    })
+    await page.evaluate(() => window.scrollTo(0, 0))
+    if (focus && label === 'phone')
+      await focus.evaluate((element) => {
+        element.scrollIntoView({ block: 'start' })
+        window.scrollBy(0, -72) // below the sticky top bar
+      })
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
     await page.screenshot({ path: join(SCREENSHOT_DIR, `dashboard-${name}-${label}.png`) })
   }
@@ -111,7 +115,7 @@ describe.runIf(haveTools('chromium'))('a signing order in the dashboard', () => 
       await party.getByRole('spinbutton', { name: 'Step' }).fill(signer.step)
     }
     await expectAccessible('/send (one after another)')
-    await screenshot('send-order', card('Template'))
+    await screenshot('send-order')
 
     const sent = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/v1/documents')
     await page.getByRole('button', { name: 'Send for signature' }).click()

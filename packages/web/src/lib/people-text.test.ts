@@ -11,6 +11,7 @@ describe('an API error in words for people', () => {
     ['invalid_request', '/expires_at', 'expires_at must be in the future.', 'This date is in the past'],
     ['invalid_request', '/signers/1/role', 'signers[1].role: the template has no fields for Party 4 (role 3).', 'The template has no fields for this party'],
     ['validation_failed', '/signers/0/name', 'signers[0].name must be at most 200 characters', 'Must be at most 200 characters'],
+    ['validation_failed', '/signers/1/order', 'signers[1].order must be at most 20', 'Enter a step from 1 to 20'],
     ['validation_failed', '/invite_message', 'invite_message must not contain control characters (U+0000)', 'Must not contain control characters (U+0000)'],
     ['invalid_request', '/template_id', 'Template not found.', 'Template not found.'],
     [

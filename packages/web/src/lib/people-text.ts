@@ -11,6 +11,7 @@ const BY_CODE_AND_NAME: Record<string, string> = {
   'validation_failed template_id': 'Choose a template',
   'validation_failed expires_at': 'Enter a date and time',
   'validation_failed role': 'Choose a party of this template',
+  'validation_failed order': 'Enter a step from 1 to 20',
   'invalid_request expires_at': 'This date is in the past',
   'invalid_request role': 'The template has no fields for this party',
   'invalid_request auth_required': 'This server sends no email, so it cannot send a one-time code',

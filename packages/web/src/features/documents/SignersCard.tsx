@@ -3,37 +3,68 @@ import { formatDateTime } from '../../lib/format.ts'
 import { partyLabel } from '../../lib/vocabulary.ts'
 import { useResendInvitation, type DocumentDetail, type DocumentSigner } from './queries.ts'
 
+/** "Ann Smith and Bo Lee", "steps 1, 2, and 3": the page is in English. */
+const and = new Intl.ListFormat('en', { type: 'conjunction' })
+
+const nameOf = (signer: DocumentSigner) => signer.name ?? signer.email
+
+/**
+ * Who a signer not invited yet waits for: the people of earlier steps who have not signed, by name
+ * when they are one or two, else by step. A document that ended (declined, voided, expired) will
+ * never invite them.
+ */
+function waitingText(signer: DocumentSigner, document: DocumentDetail): string {
+  if (document.status !== 'sent') return 'Not invited'
+  const before = document.signers.filter((other) => (other.order ?? 0) < (signer.order ?? 0) && other.status !== 'signed')
+  if (before.length === 0) return 'Waiting for the step before to sign'
+  if (before.length <= 2) return `Waiting for ${and.format(before.map(nameOf))} to sign`
+  const steps = [...new Set(before.map((other) => other.order ?? 0))].sort((a, b) => a - b)
+  return `Waiting for ${steps.length === 1 ? 'step' : 'steps'} ${and.format(steps.map(String))}`
+}
+
+/** What happened to a signer last, or, on a document with steps, that they are still waiting for their turn. */
+function progressText(signer: DocumentSigner, document: DocumentDetail, ordered: boolean): string {
+  if (signer.declined_at) return `Declined ${formatDateTime(signer.declined_at)}`
+  if (signer.signed_at) return `Signed ${formatDateTime(signer.signed_at)}`
+  if (signer.viewed_at) return `Opened ${formatDateTime(signer.viewed_at)}`
+  if (!ordered) return 'Not opened yet'
+  // With steps, when the invitation went out says when their turn came.
+  return signer.invited_at ? `Invited ${formatDateTime(signer.invited_at)}` : waitingText(signer, document)
+}
+
 export function SignersCard({ document }: { document: DocumentDetail }) {
   const open = document.status === 'sent'
+  // Only a document sent with a signing order gives its signers a step; the others list them as they were sent.
+  const ordered = document.signers.some((signer) => signer.order !== undefined)
+  const signers = ordered ? [...document.signers].sort((a, b) => (a.order ?? 0) - (b.order ?? 0)) : document.signers
   return (
     <Card title="Signers">
       <ul className="divide-y divide-gray-200">
-        {document.signers.map((signer) => (
-          <li key={signer.id} className="flex flex-wrap items-start justify-between gap-3 py-3 first:pt-0 last:pb-0">
-            <div className="min-w-0">
-              <p className="font-medium break-words">
-                {signer.name ?? signer.email} <SignerStatusBadge status={signer.status} />
-              </p>
-              {signer.name && <p className="text-sm break-all text-muted">{signer.email}</p>}
-              <p className="mt-1 text-sm text-muted">
-                {document.signers.length > 1 && `${partyLabel(signer.role)} · `}
-                {signer.declined_at
-                  ? `Declined ${formatDateTime(signer.declined_at)}`
-                  : signer.signed_at
-                    ? `Signed ${formatDateTime(signer.signed_at)}`
-                    : signer.viewed_at
-                      ? `Opened ${formatDateTime(signer.viewed_at)}`
-                      : 'Not opened yet'}
-              </p>
-              {signer.auth_required && (
-                <Badge tone={signer.auth_verified ? 'success' : 'neutral'} className="mt-1">
-                  {signer.auth_verified ? 'E-mail code verified' : 'E-mail code required'}
-                </Badge>
-              )}
-            </div>
-            {open && (signer.status === 'pending' || signer.status === 'viewed') && <ResendButton documentId={document.id} signer={signer} />}
-          </li>
-        ))}
+        {signers.map((signer) => {
+          // Not invited yet: no link exists, so there is nothing to send again.
+          const waiting = ordered && signer.invited_at === null
+          return (
+            <li key={signer.id} className="flex flex-wrap items-start justify-between gap-3 py-3 first:pt-0 last:pb-0">
+              <div className="min-w-0">
+                <p className="font-medium break-words">
+                  {nameOf(signer)} <SignerStatusBadge status={signer.status} />
+                </p>
+                {signer.name && <p className="text-sm break-all text-muted">{signer.email}</p>}
+                <p className="mt-1 text-sm text-muted">
+                  {ordered && `Step ${signer.order ?? ''} · `}
+                  {(ordered || document.signers.length > 1) && `${partyLabel(signer.role)} · `}
+                  {progressText(signer, document, ordered)}
+                </p>
+                {signer.auth_required && (
+                  <Badge tone={signer.auth_verified ? 'success' : 'neutral'} className="mt-1">
+                    {signer.auth_verified ? 'E-mail code verified' : 'E-mail code required'}
+                  </Badge>
+                )}
+              </div>
+              {open && !waiting && (signer.status === 'pending' || signer.status === 'viewed') && <ResendButton documentId={document.id} signer={signer} />}
+            </li>
+          )
+        })}
       </ul>
     </Card>
   )

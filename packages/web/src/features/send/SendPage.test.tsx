@@ -54,6 +54,21 @@ async function sendWith(partyOneEmail: string) {
   return email
 }
 
+/** Types each party's e-mail (Party 1 gets the first), with the switch of a signing order turned on when asked. */
+async function fillParties(emails: string[], { oneAfterAnother = false } = {}) {
+  const user = userEvent.setup()
+  renderSendPage()
+  await screen.findByRole('group', { name: 'Party 1' })
+  if (oneAfterAnother) await user.click(screen.getByRole('switch', { name: 'Signers sign one after another' }))
+  for (const [index, email] of emails.entries()) {
+    await user.type(within(screen.getByRole('group', { name: `Party ${index + 1}` })).getByRole('textbox', { name: /E-mail/ }), email)
+  }
+  return user
+}
+
+const stepOf = (party: string) => within(screen.getByRole('group', { name: party })).getByRole<HTMLInputElement>('spinbutton', { name: 'Step' })
+const lastSent = () => server.sent.at(-1) as { signers: Record<string, unknown>[] }
+
 afterEach(() => {
   cleanup()
   server.roles = [0, 1]
@@ -102,5 +117,73 @@ describe('a template without fields', () => {
     expect(screen.queryByRole('textbox', { name: /E-mail/ })).toBeNull()
     expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Send for signature' }).disabled).toBe(true)
     expect(server.sent.length).toBe(before)
+  })
+})
+
+describe('signers one after another', () => {
+  it('is off by default: no Step, and the request carries no order, as before orders existed', async () => {
+    server.refusal = { status: 400, body: { error: 'Not this time.', code: 'invalid_request' } }
+    const user = await fillParties(['ann@example.com', 'bo@example.com'])
+    expect(screen.getByRole('switch', { name: 'Signers sign one after another' }).getAttribute('aria-checked')).toBe('false')
+    expect(screen.queryByRole('spinbutton', { name: 'Step' })).toBeNull()
+    await user.click(screen.getByRole('button', { name: 'Send for signature' }))
+
+    await screen.findByText('The document was not sent')
+    expect(lastSent().signers).toEqual([
+      { role: 0, email: 'ann@example.com', auth_required: false },
+      { role: 1, email: 'bo@example.com', auth_required: false },
+    ])
+  })
+
+  it('when on, gives the parties steps 1, 2, 3 in role order and sends every one, a changed step as changed; the card says only the first was invited', async () => {
+    server.roles = [0, 1, 2]
+    server.refusal = {
+      status: 201,
+      body: {
+        id: 'd0c5e1a2-0000-4000-8000-000000000001',
+        status: 'sent',
+        expires_at: null,
+        signers: [0, 1, 2].map((role) => ({ id: `signer-${role}`, role, email: `p${role}@example.com`, auth_required: false, order: role === 0 ? 1 : 2 })),
+      },
+    }
+    const user = await fillParties(['p0@example.com', 'p1@example.com', 'p2@example.com'], { oneAfterAnother: true })
+    expect(['Party 1', 'Party 2', 'Party 3'].map((party) => stepOf(party).value)).toEqual(['1', '2', '3'])
+    expect(descriptionOf(stepOf('Party 2'))).toContain('Parties with the same step sign at the same time.')
+    await user.clear(stepOf('Party 3'))
+    await user.type(stepOf('Party 3'), '2')
+    await user.click(screen.getByRole('button', { name: 'Send for signature' }))
+
+    await screen.findByRole('heading', { name: 'Sent' })
+    expect(lastSent().signers.map(({ role, order }) => ({ role, order }))).toEqual([
+      { role: 0, order: 1 },
+      { role: 1, order: 2 },
+      { role: 2, order: 2 },
+    ])
+    expect(screen.getByText(/been sent an invitation/).textContent).toBe(
+      'The first signer has been sent an invitation to sign “Lease”. Each next step is invited once everyone in the step before has signed.',
+    )
+  })
+
+  it("a 400 at /signers/1/order shows the people text under Party 2's Step, not the API's text", async () => {
+    server.refusal = { status: 400, body: { error: 'signers[1].order must be at most 20', code: 'validation_failed', field: '/signers/1/order' } }
+    const user = await fillParties(['ann@example.com', 'bo@example.com'], { oneAfterAnother: true })
+    await user.clear(stepOf('Party 2'))
+    await user.type(stepOf('Party 2'), '21')
+    await user.click(screen.getByRole('button', { name: 'Send for signature' }))
+
+    await within(screen.getByRole('group', { name: 'Party 2' })).findByText('Enter a step from 1 to 20')
+    expect(stepOf('Party 2').getAttribute('aria-invalid')).toBe('true')
+    expect(descriptionOf(stepOf('Party 2'))).toContain('Enter a step from 1 to 20')
+    expect(stepOf('Party 1').getAttribute('aria-invalid')).toBeNull()
+    expect(screen.queryByText(/signers\[1\]/)).toBeNull()
+    expect(screen.queryByText('The document was not sent')).toBeNull()
+    expect(lastSent().signers.map(({ order }) => order)).toEqual([1, 21])
+  })
+
+  it('is not offered for a template with one party', async () => {
+    server.roles = [0]
+    renderSendPage()
+    await screen.findByRole('group', { name: 'Signer' })
+    expect(screen.queryByRole('switch', { name: 'Signers sign one after another' })).toBeNull()
   })
 })

@@ -19,6 +19,9 @@ interface Party {
 
 const emptyParty: Party = { email: '', name: '', auth_required: false }
 
+/** The highest step the server takes (parties with the same step sign at the same time). */
+const MAX_STEP = 20
+
 /** A datetime-local value (the person's own time zone) as the UTC date-time the API takes. */
 function toUtc(local: string): string {
   const date = new Date(local)
@@ -45,6 +48,10 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
   const [expires, setExpires] = useState('')
   const [subject, setSubject] = useState('')
   const [message, setMessage] = useState('')
+  // Off: every party is invited at once and the request carries no order, as before orders existed.
+  const [oneAfterAnother, setOneAfterAnother] = useState(false)
+  // As typed (a cleared box is ''); a party nobody changed takes its place in role order: 1, 2, 3…
+  const [steps, setSteps] = useState<Record<number, string>>({})
   const template = templates.find((t) => t.id === templateId)
   // A template without fields cannot be sent (the server would refuse it): the form says so instead.
   const withoutFields = template !== undefined && template.roles.length === 0
@@ -52,11 +59,17 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
   const single = roles.length === 1 && roles[0] === 0
   const party = (role: number): Party => parties[role] ?? emptyParty
   const setParty = (role: number, change: Partial<Party>) => setParties((all) => ({ ...all, [role]: { ...party(role), ...change } }))
+  // An order needs two parties to put one after the other.
+  const several = roles.length > 1
+  const ordered = oneAfterAnother && several
+  const step = (role: number): string => steps[role] ?? String(roles.indexOf(role) + 1)
 
   const send = useCreateDocument()
   // An error about one value goes under its control, from the server's `field`; the rest (and a 402's way out) above the button.
   const refusal = send.error instanceof ApiError && send.error.status !== 402 ? send.error : null
-  const control = refusal ? controlFor(refusal.field, roles) : null
+  const placed = refusal ? controlFor(refusal.field, roles) : null
+  // A step's error with the steps hidden (the switch turned off since) goes above the button rather than nowhere.
+  const control = placed?.endsWith('.order') && !ordered ? null : placed
   const errorFor = (name: SendControl) => (refusal && control === name ? peopleTextFor(refusal.code, refusal.field, refusal.message) : undefined)
 
   const submit = (event: FormEvent) => {
@@ -67,7 +80,8 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
     }
     send.mutate({
       template_id: templateId,
-      ...(single ? { signer: signer(0) } : { signers: roles.map((role) => ({ role, ...signer(role) })) }),
+      // A cleared or odd step is sent as it is (a cleared one as 0): the server's refusal then shows under that party's Step.
+      ...(single ? { signer: signer(0) } : { signers: roles.map((role) => ({ role, ...signer(role), ...(ordered ? { order: Number(step(role)) } : {}) })) }),
       ...(expires ? { expires_at: toUtc(expires) } : {}),
       ...(subject.trim() ? { invite_subject: subject.trim() } : {}),
       ...(message.trim() ? { invite_message: message.trim() } : {}),
@@ -77,10 +91,16 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
   if (send.data) {
     // One signer answers with domain_warning, several with domain_warnings.
     const warnings = 'signers' in send.data ? (send.data.domain_warnings ?? []) : [send.data.domain_warning].filter(Boolean)
+    // With steps the server invited only the lowest one: the card says who, from the steps it answers with.
+    const orders = 'signers' in send.data ? send.data.signers.flatMap((signer) => (signer.order === undefined ? [] : [signer.order])) : []
+    const firstStepSize = orders.filter((order) => order === Math.min(...orders)).length
+    const invitedFirst =
+      orders.length > 0 ? (firstStepSize === 1 ? 'The first signer has' : 'The signers of the first step have') : single ? 'The signer has' : 'Every signer has'
     return (
       <Card title="Sent">
         <p className="text-sm">
-          {single ? 'The signer has' : 'Every signer has'} been sent an invitation to sign “{template?.name}”.
+          {invitedFirst} been sent an invitation to sign “{template?.name}”.
+          {orders.length > 0 && ' Each next step is invited once everyone in the step before has signed.'}
         </p>
         {warnings.map((warning) => (
           <p key={warning} role="status" className="mt-2 rounded-md border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950">
@@ -98,6 +118,7 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
             onClick={() => {
               send.reset()
               setParties({})
+              setSteps({})
               void navigate({ to: '/send', search: { template: templateId } })
             }}
           >
@@ -114,6 +135,7 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
         <Field label="Template" error={errorFor('template_id')} required>
           <Select value={templateId} onValueChange={setTemplateId} options={templates.map((t) => ({ value: t.id, label: t.name }))} />
         </Field>
+        {several && <Switch className="mt-4" label="Signers sign one after another" checked={oneAfterAnother} onCheckedChange={setOneAfterAnother} />}
         {withoutFields && (
           <p className="mt-2 text-sm" role="status">
             This template has no fields yet, so there is nothing to sign.{' '}
@@ -141,6 +163,21 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
         {roles.map((role) => (
           <fieldset key={role} className="rounded-lg border border-line bg-white p-4 sm:p-5">
             <legend className="px-1 text-base font-semibold">{single ? 'Signer' : partyLabel(role)}</legend>
+            {ordered && (
+              <Field label="Step" hint="Parties with the same step sign at the same time." error={errorFor(`party.${role}.order`)} className="mb-3">
+                {/* A number of one or two digits: the box stays narrow (Input is as wide as its container), the hint does not. */}
+                <div className="w-24">
+                  <Input
+                    type="number"
+                    inputMode="numeric"
+                    min={1}
+                    max={MAX_STEP}
+                    value={step(role)}
+                    onChange={(e) => setSteps((all) => ({ ...all, [role]: e.target.value }))}
+                  />
+                </div>
+              </Field>
+            )}
             <div className="grid gap-3 sm:grid-cols-2">
               <Field label="E-mail" required error={errorFor(`party.${role}.email`) ?? errorFor(`party.${role}.role`)}>
                 <Input type="email" autoComplete="off" value={party(role).email} onChange={(e) => setParty(role, { email: e.target.value })} />
