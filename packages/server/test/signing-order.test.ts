@@ -103,6 +103,11 @@ describe('who hears what', () => {
     const { created, emails } = await sendInOrder([1, 2, 3])
     const [, secondId] = created.signers.map((s) => s.id as string)
     await signerOf(emails[0] ?? '')
+    // The list marks who is still waiting (the dashboard's Resend leaves them out).
+    const listed = await bodyOf<{ documents: { id: string; recipients: Json[] }[] }>(
+      await server.request(`/api/v1/documents?search=${encodeURIComponent(emails[0] ?? '')}`, { key: org.apiKey }),
+    )
+    expect(listed.documents.find((d) => d.id === created.id)?.recipients.map((r) => r.waiting ?? false)).toEqual([false, true, true])
     await expectError(
       await server.request(`/api/v1/documents/${created.id}/signers/${secondId}/resend`, { method: 'POST', key: org.apiKey }),
       409,
@@ -168,6 +173,10 @@ describe('without orders', () => {
     await Promise.all(emails.map((email) => server.mail.waitFor(email)))
     const document = await readDocument(created.id)
     expect(document.signers.every((s) => !('order' in s) && !('invited_at' in s))).toBe(true)
+    const listed = await bodyOf<{ documents: { id: string; recipients: Json[] }[] }>(
+      await server.request(`/api/v1/documents?search=${encodeURIComponent(emails[0] ?? '')}`, { key: org.apiKey }),
+    )
+    expect(listed.documents.find((d) => d.id === created.id)?.recipients.every((r) => !('waiting' in r))).toBe(true)
   })
 })
 

@@ -118,6 +118,9 @@ export const DocumentListItem = Type.Object(
           email: Type.String(),
           status: Type.Enum(SIGNER_STATUSES),
           role: Type.Integer(),
+          waiting: Type.Optional(
+            Type.Literal(true, { description: 'extension, only for a signer waiting for their step in a signing order: not invited yet' }),
+          ),
         },
         { additionalProperties: false },
       ),

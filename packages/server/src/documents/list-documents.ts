@@ -83,11 +83,21 @@ async function signersOfDocuments(db: Db, documentIds: string[]): Promise<Map<st
   const byDocument = new Map<string, ListedSigner[]>()
   if (documentIds.length === 0) return byDocument
   const rows = await db
-    .select({ documentId: signers.documentId, id: signers.id, name: signers.name, email: signers.email, status: signers.status, role: signers.role })
+    .select({
+      documentId: signers.documentId,
+      id: signers.id,
+      name: signers.name,
+      email: signers.email,
+      status: signers.status,
+      role: signers.role,
+      invitedAt: signers.invitedAt,
+    })
     .from(signers)
     .where(inArray(signers.documentId, documentIds))
     .orderBy(asc(signers.documentId), asc(signers.position))
-  for (const { documentId, ...signer } of rows) {
+  for (const { documentId, invitedAt, ...listed } of rows) {
+    // Only a signer waiting for their step in a signing order says so: the spec's clients never see the field.
+    const signer = invitedAt === null ? { ...listed, waiting: true as const } : listed
     const list = byDocument.get(documentId)
     if (list) list.push(signer)
     else byDocument.set(documentId, [signer])

@@ -2964,6 +2964,11 @@ export interface operations {
                                 role: number;
                                 /** @enum {unknown} */
                                 status: "pending" | "viewed" | "signed" | "declined";
+                                /**
+                                 * @description extension, only for a signer waiting for their step in a signing order: not invited yet
+                                 * @enum {boolean}
+                                 */
+                                waiting?: true;
                             }[];
                             /** @description extension: signers who have signed */
                             signed_count: number;

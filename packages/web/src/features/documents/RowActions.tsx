@@ -38,12 +38,13 @@ function DownloadAction({ document }: { document: DocumentListItem }) {
   )
 }
 
-/** Everyone who has not signed yet gets a new link (the earlier one stops working), after a confirmation. */
+/** Everyone invited who has not signed yet gets a new link (the earlier one stops working), after a confirmation. */
 function ResendAction({ document }: { document: DocumentListItem }) {
   const toast = useToast()
   const resend = useResendInvitation()
   const [confirming, setConfirming] = useState(false)
-  const waiting = document.recipients.filter((r) => r.status === 'pending' || r.status === 'viewed')
+  // A signer still waiting for their step in a signing order has no invitation to send again.
+  const waiting = document.recipients.filter((r) => (r.status === 'pending' || r.status === 'viewed') && !r.waiting)
   if (waiting.length === 0) return null
   const names = waiting.map((r) => r.name ?? r.email).join(', ')
   return (
