@@ -1,6 +1,7 @@
 /**
  * Completion → signed PDF: for a 10-page template signed by 2 signers (signature, initials,
- * date and text each), the time from the last signer's completing transaction returning to the
+ * date and text each), or by 5 in a signing order (1 to 5, each step invited when the one before
+ * has signed), the time from the last signer's completing transaction returning to the
  * flattened signed PDF being stored (rendered by the background job the completion kicks), and
  * the last signer's own finish time. In-process through the domain functions, on PGlite (on
  * disk) and PostgreSQL; median and p95 over `runs` documents after 3 warm-ups.
@@ -11,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { eq } from 'drizzle-orm'
+import { and, desc, eq } from 'drizzle-orm'
 import { executeAdminCommand } from '../packages/server/src/admin/commands.ts'
 import { loadConfig } from '../packages/server/src/config.ts'
 import { openDatabase } from '../packages/server/src/db/client.ts'
@@ -25,8 +26,15 @@ import { makePdf } from '../packages/server/test/helpers/pdf.ts'
 import { makePng, pngDataUrl } from '../packages/server/test/helpers/signing.ts'
 import { benchLogger, noopMailer, type Backend } from './targets.ts'
 
+/** Who signs: how many signers, and whether one after another (orders 1…n) or all at once. */
+export interface SignerShape {
+  signers: number
+  sequential: boolean
+}
+
 export interface CompletionBenchResult {
   backend: string
+  shape: SignerShape
   runs: number
   /** completion committed → signed PDF stored */
   render_median_ms: number
@@ -44,23 +52,32 @@ const meta = { ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (bench)' }
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
 const round = (ms: number) => Math.round(ms * 10) / 10
 
+/** Each role's four fields: two columns of signature blocks on the last page (rows of 130 pt), initials on an earlier page. */
 function fieldsFor(role: number) {
   const at = (page: number, x: number, y: number, width: number, height: number) => ({ role, page, x, y, width, height })
+  const x = 72 + (role % 2) * 260
+  const y = 60 + Math.floor(role / 2) * 130
   return [
-    { ...at(PAGES, 72 + role * 260, 600, 200, 60), type: 'signature' },
+    { ...at(PAGES, x, y, 200, 60), type: 'signature' },
     { ...at(1 + role, 500, 700, 50, 30), type: 'initials' },
-    { ...at(PAGES, 72 + role * 260, 670, 120, 20), type: 'date' },
-    { ...at(PAGES, 72 + role * 260, 700, 200, 20), type: 'text' },
+    { ...at(PAGES, x, y + 70, 120, 20), type: 'date' },
+    { ...at(PAGES, x, y + 100, 200, 20), type: 'text' },
   ]
 }
 
-async function signingTokens(services: RunningServices, documentId: string): Promise<string[]> {
-  // The no-op mailer is the 'log' transport, whose outbox keeps the links.
-  const mails = await services.db.select({ text: outboundEmails.textBody }).from(outboundEmails).where(eq(outboundEmails.documentId, documentId))
-  return mails.map((m) => /\/sign\/([A-Za-z0-9_-]{43})/.exec(m.text)?.[1] ?? '')
+/** The newest signing link mailed to `email` for the document (the no-op mailer's outbox keeps the links). */
+async function signingTokenOf(services: RunningServices, documentId: string, email: string): Promise<string> {
+  const mails = await services.db
+    .select({ text: outboundEmails.textBody })
+    .from(outboundEmails)
+    .where(and(eq(outboundEmails.documentId, documentId), eq(outboundEmails.toAddress, email)))
+    .orderBy(desc(outboundEmails.createdAt))
+  const token = /\/sign\/([A-Za-z0-9_-]{43})/.exec(mails[0]?.text ?? '')?.[1]
+  if (!token) throw new Error(`no signing link for ${email}`)
+  return token
 }
 
-export async function measureCompletion(backend: Backend, runs = 50): Promise<CompletionBenchResult> {
+export async function measureCompletion(backend: Backend, runs = 50, shape: SignerShape = { signers: 2, sequential: false }): Promise<CompletionBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'signet-bench-'))
   const cleanup = () => rmSync(dir, { recursive: true, force: true })
   const database = await openDatabase(backend.kind === 'postgres' ? { databaseUrl: backend.databaseUrl } : { pgliteDir: join(dir, 'pgdata') })
@@ -68,17 +85,18 @@ export async function measureCompletion(backend: Backend, runs = 50): Promise<Co
   const config = loadConfig({ LOG_LEVEL: 'warn', JOB_POLL_MS: '3600000', MAIL_POLL_MS: '3600000', PUBLIC_URL: 'http://signet.bench' })
   const services = await createServices(config, database, benchLogger('warn'), { mailer: noopMailer })
   try {
+    const roles = Array.from({ length: shape.signers }, (_, role) => role)
     const org = (await executeAdminCommand(services, { name: 'org.create', orgName: 'Bench Org', plan: 'business' })) as { org_id: string }
     const template = (await executeAdminCommand(services, {
       name: 'template.create',
       orgId: org.org_id,
       templateName: 'Bench Agreement',
       pdfBase64: Buffer.from(await makePdf(PAGES)).toString('base64'),
-      fields: [...fieldsFor(0), ...fieldsFor(1)],
+      fields: roles.flatMap(fieldsFor),
     })) as { id: string }
     const actor = operatorActor({ orgId: org.org_id, orgName: 'Bench Org', plan: 'business' })
     const signature = pngDataUrl(makePng(600, 200))
-    const valuesFor = (role: number) => ({
+    const valuesFor = (role: number): Record<string, string> => ({
       [String(role * 4)]: signature,
       [String(role * 4 + 1)]: signature,
       [String(role * 4 + 3)]: `Signer ${role + 1}, Director`,
@@ -90,17 +108,20 @@ export async function measureCompletion(backend: Backend, runs = 50): Promise<Co
     for (let i = 0; i < runs + WARMUPS; i++) {
       const created = await createDocument(services, actor, {
         template_id: template.id,
-        signers: [
-          { role: 0, email: 'first@example.com', name: 'First Signer' },
-          { role: 1, email: 'second@example.com', name: 'Second Signer' },
-        ],
+        signers: roles.map((role) => ({
+          role,
+          email: `signer${role}@example.com`,
+          name: `Signer ${role + 1}`,
+          ...(shape.sequential ? { order: role + 1 } : {}),
+        })),
       })
-      const [first, second] = await Promise.all((await signingTokens(services, created.id)).map((t) => loadSignerContext(services.db, t)))
-      if (!first || !second) throw new Error('signing links not found')
-      await finishSigning(services, first.signer.role === 0 ? first : second, { values: valuesFor(0) }, meta)
-      const last = first.signer.role === 0 ? second : first
+      // Everyone but the last signs in role order; in a signing order each link exists only once the step before has signed.
+      const signerOf = async (role: number) => loadSignerContext(services.db, await signingTokenOf(services, created.id, `signer${role}@example.com`))
+      for (const role of roles.slice(0, -1)) await finishSigning(services, await signerOf(role), { values: valuesFor(role) }, meta)
+      const lastRole = roles.length - 1
+      const last = await signerOf(lastRole)
       const t0 = performance.now()
-      const result = await finishSigning(services, last, { values: valuesFor(1) }, meta)
+      const result = await finishSigning(services, last, { values: valuesFor(lastRole) }, meta)
       const t1 = performance.now()
       await services.finalPdfs.drain()
       const t2 = performance.now()
@@ -116,6 +137,7 @@ export async function measureCompletion(backend: Backend, runs = 50): Promise<Co
     finish.sort((a, b) => a - b)
     return {
       backend: database.kind === 'postgres' ? 'PostgreSQL' : 'PGlite',
+      shape,
       runs,
       render_median_ms: round(percentile(render, 0.5)),
       render_p95_ms: round(percentile(render, 0.95)),

@@ -9,7 +9,7 @@
  *   BENCH_CONNECTIONS  concurrent keep-alive connections (default 10)
  *   BENCH_PIPELINING   requests in flight per connection (default 1)
  *   BENCH_BACKENDS     comma-separated subset of pglite,postgres (default both)
- *   BENCH_SUITES       comma-separated subset of as-run,http,completion,bulk,seal,isolation,dashboard,accounts (default all)
+ *   BENCH_SUITES       comma-separated subset of as-run,http,completion,reminders,bulk,seal,isolation,dashboard,accounts (default all)
  *   BENCH_ROUNDS       rounds of the as-run suite's alternating cases (default 3)
  *   BENCH_SIGN_INS     sign-ins measured per kind by the accounts suite (default 15)
  *   BENCH_BULK         recipients in the bulk-send request (default 10000)
@@ -36,6 +36,7 @@ import {
 import { npmStartArgv } from '../packages/server/test/helpers/processes.ts'
 import { measureBulkSend, type BulkBenchResult } from './bulk.ts'
 import { measureCompletion } from './completion.ts'
+import { measureReminderSweep } from './reminders.ts'
 import { FLOOD_HEALTHZ_P99_TARGET_MS, FLOOD_SIGN_UPS, measureAccounts, type AccountsBenchResult } from './accounts.ts'
 import { DOCUMENTS_LIST_BUDGET_MS, INITIAL_JS_BUDGET_KB, measureDashboard, type DashboardBenchResult } from './dashboard.ts'
 import { measureIsolation, UPLOAD_MB, type IsolationResult } from './isolation.ts'
@@ -65,7 +66,7 @@ const logLevel = (process.env.LOG_LEVEL || 'warn') as LogLevel
 const databaseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL
 const backends = (process.env.BENCH_BACKENDS || 'pglite,postgres').split(',').map((b) => b.trim())
 for (const b of backends) if (b !== 'pglite' && b !== 'postgres') throw new Error(`BENCH_BACKENDS: unknown backend "${b}"`)
-const SUITES = ['as-run', 'http', 'completion', 'bulk', 'seal', 'isolation', 'dashboard', 'accounts']
+const SUITES = ['as-run', 'http', 'completion', 'reminders', 'bulk', 'seal', 'isolation', 'dashboard', 'accounts']
 const suites = (process.env.BENCH_SUITES || SUITES.join(',')).split(',').map((b) => b.trim())
 for (const s of suites) if (!SUITES.includes(s)) throw new Error(`BENCH_SUITES: unknown suite "${s}"`)
 const bulkRecipients = intEnv('BENCH_BULK', 10_000, 1)
@@ -267,10 +268,15 @@ async function bulkSuite(): Promise<void> {
 }
 
 async function completionSuite(): Promise<void> {
-  const results = await perBackend('completion', (backend) => measureCompletion(backend, completionRuns))
+  // Two shapes: two signers at once (the signing issue's), and five in a signing order (issue 22).
+  const results = [
+    ...(await perBackend('completion', (backend) => measureCompletion(backend, completionRuns, { signers: 2, sequential: false }))),
+    ...(await perBackend('completion, sequential', (backend) => measureCompletion(backend, completionRuns, { signers: 5, sequential: true }))),
+  ]
+  const signersOf = (r: (typeof results)[number]) => `${r.shape.signers}${r.shape.sequential ? ', in order 1–5' : ', at once'}`
   const rows = results.map(
     (r) =>
-      `| ${r.backend} | ${r.runs} | **${r.render_median_ms}** | ${r.render_p95_ms} | ${r.finish_median_ms} | ${r.finish_p95_ms} | ${Math.round(r.signed_pdf_bytes / 1024)} KiB |`,
+      `| ${r.backend} | ${signersOf(r)} | ${r.runs} | **${r.render_median_ms}** | ${r.render_p95_ms} | ${r.finish_median_ms} | ${r.finish_p95_ms} | ${Math.round(r.signed_pdf_bytes / 1024)} KiB |`,
   )
   const worst = Math.max(...results.map((r) => r.render_median_ms))
   const verdict = `**Target (completion → signed PDF ≤ ${COMPLETION_TARGET_MS} ms per document, median): ${worst <= COMPLETION_TARGET_MS ? 'met' : 'NOT met'}** — slowest backend's median ${worst} ms.`
@@ -280,16 +286,43 @@ async function completionSuite(): Promise<void> {
     `- Command: \`${commandLine()}\`${suites.length > 1 ? ' (this section alone: `BENCH_SUITES=completion npm run bench`)' : ''}`,
     `- Date: ${new Date().toISOString()}`,
     machineLine(),
-    `- A 10-page template with 2 signers (signature, initials, date and text each). Per document: create it, the first signer finishes, then the **last signer's \`finishSigning\`** (which commits the completion; "finish" columns) and the wait until the background renderer, kicked by that completion, has **stored the flattened signed PDF with its certificate page, sealed** ("completion → signed PDF" columns: render, PAdES B-T seal with the built-in time-stamp authority, blob insert, audit event, completion mails queued). In-process through the domain functions (no HTTP), PGlite on disk or a scratch PostgreSQL database; 3 warm-up documents, then ${completionRuns} measured.`,
+    `- A 10-page template with 2 signers at once, or 5 in a signing order (orders 1 to 5: each step's invitation is queued by the signature before it), each with a signature, initials, a date and a text. Per document: create it, every signer but the last finishes (in order), then the **last signer's \`finishSigning\`** (which commits the completion; "finish" columns) and the wait until the background renderer, kicked by that completion, has **stored the flattened signed PDF with its certificate page, sealed** ("completion → signed PDF" columns: render, PAdES B-T seal with the built-in time-stamp authority, blob insert, audit event, completion mails queued). In-process through the domain functions (no HTTP), PGlite on disk or a scratch PostgreSQL database; 3 warm-up documents, then ${completionRuns} measured.`,
     ``,
-    `| Backend | Documents | Completion → signed PDF, median ms | p95 ms | Last finish, median ms | p95 ms | Signed PDF size |`,
-    `|---|---:|---:|---:|---:|---:|---:|`,
+    `| Backend | Signers | Documents | Completion → signed PDF, median ms | p95 ms | Last finish, median ms | p95 ms | Signed PDF size |`,
+    `|---|---|---:|---:|---:|---:|---:|---:|`,
     ...rows,
     ``,
     verdict,
   ].join('\n')
   process.stdout.write(`\n${body}\n`)
   if (output !== '-') writeSection(output, 'completion', body)
+}
+
+/** Issue 22's target for the reminder sweep over 100,000 open documents, in seconds. */
+const REMINDER_SWEEP_TARGET_SECONDS = 5
+
+async function remindersSuite(): Promise<void> {
+  const results = await perBackend('reminders', (backend) => measureReminderSweep(backend))
+  const slowest = Math.max(...results.map((r) => r.sweep_seconds))
+  const body = [
+    `## Reminder sweep`,
+    ``,
+    `- Command: \`${commandLine()}\`${suites.length > 1 ? ' (this section alone: `BENCH_SUITES=reminders npm run bench`)' : ''}`,
+    `- Date: ${new Date().toISOString()}`,
+    machineLine(),
+    `- 100,000 documents out for signature (seeded in SQL), one invited signer each, every one with a reminder schedule; 1,000 of them due at the sweep's instant, the rest a day later. One call of the sweep the background loop runs (\`sendDueReminders\`: each due document in its own transaction, its row locked with SKIP LOCKED, a new link, the audit event and the queued mail). Meanwhile 15 signers of other documents whose reminders are also due finish one after another; their \`finishSigning\` median against the same on the idle database before (after 15 warm-up signings). In-process through the domain functions, PGlite on disk or a scratch PostgreSQL database.`,
+    ``,
+    `| Backend | Open documents | Reminders sent | Sweep, s | Reminders/s | Finish during the sweep, median ms | Finish idle, median ms |`,
+    `|---|---:|---:|---:|---:|---:|---:|`,
+    ...results.map(
+      (r) =>
+        `| ${r.backend} | ${r.open_documents.toLocaleString('en-US')} | ${r.due.toLocaleString('en-US')} | **${r.sweep_seconds}** | ${r.reminders_per_second} | ${r.finish_during_sweep_ms} | ${r.finish_idle_ms} |`,
+    ),
+    ``,
+    `**Target (the sweep over 100,000 open documents ≤ ${REMINDER_SWEEP_TARGET_SECONDS} s): ${slowest <= REMINDER_SWEEP_TARGET_SECONDS ? 'met' : 'NOT met'}** — slowest backend ${slowest} s.`,
+  ].join('\n')
+  process.stdout.write(`\n${body}\n`)
+  if (output !== '-') writeSection(output, 'reminders', body)
 }
 
 async function sealSuite(): Promise<void> {
@@ -607,6 +640,7 @@ async function main(): Promise<void> {
 if (suites.includes('as-run')) await asRunSuite()
 if (suites.includes('http')) await main()
 if (suites.includes('completion')) await completionSuite()
+if (suites.includes('reminders')) await remindersSuite()
 if (suites.includes('bulk')) await bulkSuite()
 if (suites.includes('seal')) await sealSuite()
 if (suites.includes('isolation')) await isolationSuite()

@@ -1,4 +1,4 @@
-import { and, asc, eq, lte } from 'drizzle-orm'
+import { and, asc, eq, lte, sql } from 'drizzle-orm'
 import { Type, type Static } from 'typebox'
 import { requireManager } from '../accounts/roles.ts'
 import type { Actor } from '../actors/actor.ts'
@@ -97,6 +97,9 @@ export async function sendDueReminders(services: { db: Db; clock: Clock; config:
 
 async function remindOne(db: Db, due: { signerId: string; documentId: string }, now: Date, publicUrl: string): Promise<'sent' | 'busy' | 'none'> {
   return db.transaction(async (tx) => {
+    // Without waiting for the disk: a crash may lose the whole transaction (the reminder and its
+    // queued mail together, never one without the other), and the next sweep sends it then.
+    await tx.execute(sql`set local synchronous_commit = off`)
     const [document] = await tx
       .select({
         id: documents.id,
