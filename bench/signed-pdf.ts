@@ -86,6 +86,7 @@ async function benchInput(): Promise<SignedPdfInput> {
       title: 'Master services agreement',
       orgName: 'Acme Corp',
       sentBy: 'Acme Corp · API key',
+      copiesTo: [],
       originalSha256: createHash('sha256').update(originalPdf).digest('hex'),
       completedAt: new Date(Date.UTC(2025, 2, 1, 10, 3)),
       signers,

@@ -157,6 +157,7 @@ function certificate(overrides: Partial<CertificateDetails> = {}): CertificateDe
     title: 'Mutual non-disclosure agreement',
     orgName: 'Acme Corp',
     sentBy: 'Acme Corp · API key',
+    copiesTo: [],
     originalSha256: 'ab'.repeat(32),
     completedAt: new Date('2025-03-02T08:00:01Z'),
     signers: SCRIPTS.map((script, i) => ({

@@ -98,6 +98,7 @@ function certificate(overrides: Partial<CertificateDetails> = {}): CertificateDe
     title: 'Mutual non-disclosure agreement',
     orgName: 'Acme Corp',
     sentBy: 'Acme Corp · API key',
+    copiesTo: [],
     originalSha256: sha256(Buffer.from('original')),
     completedAt: new Date('2025-03-02T08:00:01.250Z'),
     signers: [

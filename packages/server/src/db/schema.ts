@@ -49,6 +49,12 @@ export const orgs = pgTable('orgs', {
   createdAt: createdAt(),
 })
 
+/** A document's copy recipient: gets the completed PDF, signs nothing. */
+export interface CopyRecipient {
+  email: string
+  name: string | null
+}
+
 /** When an unfinished signer is reminded: first after N days, then every M days, at most K times. */
 export interface ReminderSchedule {
   first_after_days: number
@@ -215,6 +221,8 @@ export const documents = pgTable(
     sentByUserId: uuid('sent_by_user_id').references(() => users.id),
     /** When the signers still to sign were warned that it expires within a day (once per document). */
     expiryWarnedAt: timestamp('expiry_warned_at', { withTimezone: true, mode: 'date' }),
+    /** Extension: people who sign nothing and get the completed PDF (cc on create); null = none. */
+    cc: jsonb('cc').$type<CopyRecipient[]>(),
     /** Extension: this document's reminder schedule (from the request or the workspace's default at send); null = none. */
     reminders: jsonb('reminders').$type<ReminderSchedule>(),
     /** Why a voided document was voided: the sender voided it, or its expires_at passed (null on other statuses). */

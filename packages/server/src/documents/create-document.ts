@@ -5,7 +5,7 @@ import { auditedActor, type Actor } from '../actors/actor.ts'
 import { startAuditTrails, type AuditEventInput } from '../audit/audit-trail.ts'
 import { quoteUsage, usageChannelOf } from '../billing/metering.ts'
 import type { Db } from '../db/client.ts'
-import { documents, signers, templates } from '../db/schema.ts'
+import { documents, signers, templates, type CopyRecipient } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { isUuid } from '../lib/ids.ts'
 import { parseUtcDateTime } from '../lib/utc-date-time.ts'
@@ -40,6 +40,7 @@ export async function createDocument(
   const recipients: Recipient[] = input.signer ? [{ ...input.signer, role: 0 }] : (input.signers ?? [])
   checkRoles(template.roles, recipients, input.signer !== undefined)
   checkSigningOrders(recipients)
+  const cc = checkCopyRecipients(input.cc, recipients)
   const first = firstStep(recipients)
   // Without mail the code could reach no one (codes are never logged or kept): say so now, not on the signer's page.
   const needsCode = recipients.findIndex((r) => r.auth_required)
@@ -70,6 +71,7 @@ export async function createDocument(
         expiresAt,
         reminders: schedule,
         sentByUserId: actor.user?.id ?? null,
+        cc,
       })
       .returning({ id: documents.id })
     if (!document) throw new Error('insert returned no row')
@@ -171,6 +173,21 @@ function resolveExpiry(raw: string | undefined, now: Date): Date | null {
   if (!expiresAt) throw invalid('expires_at must be a UTC date-time such as 2030-01-31T17:00:00Z (or "" for none)', { field: '/expires_at' })
   if (expiresAt.getTime() <= now.getTime()) throw invalid('expires_at must be in the future.', { field: '/expires_at' })
   return expiresAt
+}
+
+/** The copy recipients as stored (null for none); an address given twice, or also a signer's, is a 400 naming it. */
+function checkCopyRecipients(cc: { email: string; name?: string | null | undefined }[] | undefined, recipients: Recipient[]): CopyRecipient[] | null {
+  if (!cc || cc.length === 0) return null
+  const signing = new Set(recipients.map((r) => r.email.toLowerCase()))
+  const seen = new Set<string>()
+  cc.forEach((copy, index) => {
+    const address = copy.email.toLowerCase()
+    if (signing.has(address))
+      throw invalid(`cc[${index}]: ${copy.email} is already a signer of this document; signers get the completed PDF anyway.`, { field: `/cc/${index}/email` })
+    if (seen.has(address)) throw invalid(`cc[${index}]: ${copy.email} is listed twice.`, { field: `/cc/${index}/email` })
+    seen.add(address)
+  })
+  return cc.map((copy) => ({ email: copy.email, name: copy.name ?? null }))
 }
 
 /** The pointer of the recipient at `index`: the one `signer`, or an entry of `signers`. */

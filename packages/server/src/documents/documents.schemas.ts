@@ -12,6 +12,14 @@ const AuthRequired = Type.Optional(Type.Boolean({ description: 'require a one-ti
 
 export const SingleSignerInput = Type.Object({ email: Email, name: SignerName, auth_required: AuthRequired }, { additionalProperties: false })
 
+export const MAX_COPY_RECIPIENTS = 20
+
+/** Extension: people who get the completed PDF and sign nothing. */
+export const CopyRecipients = Type.Array(Type.Object({ email: Email, name: SignerName }, { additionalProperties: false }), {
+  maxItems: MAX_COPY_RECIPIENTS,
+  description: `extension: up to ${MAX_COPY_RECIPIENTS} people who sign nothing, get no link, and are e-mailed the completed PDF when everyone has signed`,
+})
+
 export const MAX_SIGNING_ORDER = 20
 
 /** Extension: sequential signing. */
@@ -56,6 +64,7 @@ export const CreateDocumentBody = Type.Object(
     invite_subject: Type.Optional(Type.String({ maxLength: 200 })),
     invite_message: Type.Optional(Type.String({ maxLength: 2000 })),
     reminders: Type.Optional(Reminders),
+    cc: Type.Optional(CopyRecipients),
   },
   { additionalProperties: false, description: 'Exactly one of signer and signers.' },
 )
@@ -193,6 +202,11 @@ export const DocumentView = Type.Object(
     }),
     signed_pdf_error: Type.Union([Type.String(), Type.Null()], { description: 'why the signed PDF is not ready: the last failure' }),
     reminders: Type.Optional({ ...ReminderScheduleInput, description: 'extension, only when the document has a reminder schedule' }),
+    cc: Type.Optional(
+      Type.Array(Type.Object({ email: Type.String(), name: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: false }), {
+        description: 'extension, only when the document has copy recipients: who gets the completed PDF',
+      }),
+    ),
     signers: Type.Array(
       Type.Object(
         {

@@ -28,6 +28,7 @@ const documentWithSignersInOrg = preparedPer((db) =>
         sealError: true,
         renderFailedAt: true,
         reminders: true,
+        cc: true,
       },
       with: {
         signers: {

@@ -41,6 +41,7 @@ export const presentDocument = (row: DocumentStatusRow): DocumentView => {
     signed_pdf_status: signedPdfStatusOf(row),
     signed_pdf_error: row.status === 'completed' && !row.signedPdfSha256 ? row.sealError : null,
     ...(row.reminders ? { reminders: row.reminders } : {}),
+    ...(row.cc ? { cc: row.cc } : {}),
     signers: row.signers.map((s) => ({
       id: s.id,
       role: s.role,

@@ -80,10 +80,11 @@ export function codeMail(input: { title: string; signerName: string | null; code
   }
 }
 
-export function completedMail(input: { orgName: string; title: string; signerName: string | null; signerCount: number }): Mail {
+export function completedMail(input: { orgName: string; title: string; signerName: string | null; signerCount: number; copy?: boolean }): Mail {
   const subject = `"${input.title}" is complete`
-  const everyone = input.signerCount === 1 ? 'You have signed' : `All ${input.signerCount} parties have signed`
-  const body = `${everyone} "${input.title}", sent by ${input.orgName}. The signed PDF, with its signing certificate, is attached. Keep it for your records.`
+  const body = input.copy
+    ? `${input.signerCount === 1 ? 'The signer has' : `All ${input.signerCount} parties have`} signed "${input.title}", sent by ${input.orgName}, who asked for you to receive a copy. The signed PDF, with its signing certificate, is attached.`
+    : `${input.signerCount === 1 ? 'You have signed' : `All ${input.signerCount} parties have signed`} "${input.title}", sent by ${input.orgName}. The signed PDF, with its signing certificate, is attached. Keep it for your records.`
   return { subject, text: `${greetingFor(input.signerName)}\n\n${body}`, html: layout(paragraphs(greetingFor(input.signerName)) + paragraphs(body)) }
 }
 

@@ -34,7 +34,15 @@ export const signedPdfFilename = (title: string): string => `${fileBaseName(titl
 export async function produceSignedPdf(deps: FinalPdfDeps, documentId: string): Promise<void> {
   const { db, blobs, clock } = deps
   const [document] = await db
-    .select({ id: documents.id, orgId: documents.orgId, title: documents.title, completedAt: documents.completedAt, orgName: orgs.name, template: templates })
+    .select({
+      id: documents.id,
+      orgId: documents.orgId,
+      title: documents.title,
+      completedAt: documents.completedAt,
+      cc: documents.cc,
+      orgName: orgs.name,
+      template: templates,
+    })
     .from(documents)
     .innerJoin(orgs, eq(orgs.id, documents.orgId))
     .innerJoin(templates, eq(templates.id, documents.templateId))
@@ -65,6 +73,7 @@ export async function produceSignedPdf(deps: FinalPdfDeps, documentId: string): 
       originalSha256: document.template.pdfSha256,
       completedAt: document.completedAt,
       signers: people.map((signer) => certificateSigner(signer, trail)),
+      copiesTo: (document.cc ?? []).map((copy) => (copy.name ? `${copy.name} <${copy.email}>` : copy.email)),
       auditTrail: trail.map((e) => ({ seq: e.seq, type: e.type, occurredAt: e.occurredAt, actor: e.actorEmail, ip: e.ip })),
       auditHeadHash: chain.headHash,
     },
@@ -92,6 +101,17 @@ export async function produceSignedPdf(deps: FinalPdfDeps, documentId: string): 
         to: signer.email,
         attachment: { sha256, filename },
         ...completedMail({ orgName: document.orgName, title: document.title, signerName: signer.name, signerCount: people.length }),
+      })),
+    )
+    // Copy recipients (cc) hear of the document for the first time now, with the PDF.
+    await enqueueMail(
+      tx,
+      (document.cc ?? []).map((copy) => ({
+        orgId: document.orgId,
+        documentId,
+        to: copy.email,
+        attachment: { sha256, filename },
+        ...completedMail({ orgName: document.orgName, title: document.title, signerName: copy.name, signerCount: people.length, copy: true }),
       })),
     )
   })

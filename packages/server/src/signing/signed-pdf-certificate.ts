@@ -25,6 +25,8 @@ export interface CertificateDetails {
   originalSha256: string
   completedAt: Date
   signers: CertificateSigner[]
+  /** Who was sent a copy of the completed PDF (cc), as "Name <address>"; empty for none. */
+  copiesTo: string[]
   /** The audit trail in order, shown as a history table */
   auditTrail: { seq: number; type: AuditEventType; occurredAt: Date; actor: string | null; ip: string | null }[]
   /** hash of the last audit event (hex) — printed so the trail can be checked against the database */
@@ -152,6 +154,7 @@ function documentSection(sheet: Sheet, details: CertificateDetails): void {
     row(sheet, 'Sent by', details.sentBy),
     row(sheet, 'Original SHA-256', details.originalSha256, { font: mono, size: 8.5 }),
     row(sheet, 'Completed (UTC)', utc(details.completedAt)),
+    ...(details.copiesTo.length > 0 ? [row(sheet, 'Copies sent to', details.copiesTo.join(', '), { maxLines: 6 })] : []),
   ]
   sectionTitle(sheet, 'Document', rowsHeight(rows))
   drawRows(sheet, rows)

@@ -3032,6 +3032,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description extension: up to 20 people who sign nothing, get no link, and are e-mailed the completed PDF when everyone has signed */
+                    cc?: {
+                        /**
+                         * Format: email
+                         * @description no leading dot, no consecutive dots, TLD of 2+ letters
+                         */
+                        email: string;
+                        name?: string | null;
+                    }[];
                     /**
                      * Format: utc-date-time
                      * @description UTC ISO-8601 ending in Z (seconds and fraction optional), or "" for none
@@ -3323,6 +3332,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description extension, only when the document has copy recipients: who gets the completed PDF */
+                        cc?: {
+                            email: string;
+                            name: string | null;
+                        }[];
                         /**
                          * Format: date-time
                          * @description ISO-8601 UTC with milliseconds

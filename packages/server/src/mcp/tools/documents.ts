@@ -35,6 +35,7 @@ const CreateAndSendInput = Type.Object(
     invite_subject: Type.Optional({ ...create.invite_subject, description: 'subject of the invitation e-mail (default: "<org> sent you <title> to sign")' }),
     invite_message: Type.Optional({ ...create.invite_message, description: 'a personal message shown in the invitation e-mail' }),
     reminders: create.reminders,
+    cc: create.cc,
   },
   { additionalProperties: false, description: 'Exactly one of signer_email and signers.' },
 )
