@@ -126,6 +126,7 @@ describe('a new person', BROWSER_WALK, () => {
       ['/', 'Overview'],
       ['/settings/api-keys', 'Integration and API'],
       ['/settings/webhooks', 'Webhooks'],
+      ['/settings/reminders', 'Reminders'],
       ['/settings/billing', 'Billing'],
       ['/settings/identity', 'Identity check'],
       ['/settings/members', 'Members'],
@@ -350,7 +351,7 @@ describe('the person, on the Pro plan', BROWSER_WALK, () => {
     const memberPage = await memberContext.newPage()
     await openDashboardPage(memberPage, server, '/settings/members', 'Members')
     const links = await memberPage.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()
-    expect(links).toEqual(['Overview', 'Documents', 'Send', 'Bulk send', 'Templates', 'Connected apps', 'Billing', 'Identity check', 'Members'])
+    expect(links).toEqual(['Overview', 'Documents', 'Send', 'Bulk send', 'Templates', 'Connected apps', 'Reminders', 'Billing', 'Identity check', 'Members'])
     await memberPage.getByRole('row', { name: /Mia Member \(you\)/ }).waitFor()
     expect(await memberPage.getByRole('table', { name: 'Members' }).getByRole('button').count()).toBe(0)
     expect(await memberPage.getByRole('table', { name: 'Members' }).getByRole('combobox').count()).toBe(0)
@@ -515,6 +516,7 @@ describe('every page on a phone', BROWSER_WALK, () => {
       [`/templates/${template.id}`, undefined],
       ['/settings/api-keys', 'Integration and API'],
       ['/settings/webhooks', 'Webhooks'],
+      ['/settings/reminders', 'Reminders'],
       ['/settings/billing', 'Billing'],
       ['/settings/identity', 'Identity check'],
       ['/settings/members', 'Members'],

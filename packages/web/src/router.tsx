@@ -25,6 +25,8 @@ import {
   identityCheckLoads,
   MembersPage,
   membersLoads,
+  RemindersPage,
+  remindersLoads,
   WebhooksPage,
   webhooksLoads,
 } from './features/settings/index.ts'
@@ -165,6 +167,11 @@ const webhooksRoute = createRoute({
   loader: ({ context: { queryClient } }) => preload(...webhooksLoads(queryClient)),
   component: WebhooksPage,
 })
+const remindersRoute = createRoute({
+  ...child('settings/reminders'),
+  loader: ({ context: { queryClient } }) => preload(...remindersLoads(queryClient)),
+  component: RemindersPage,
+})
 const billingRoute = createRoute({
   ...child('settings/billing'),
   validateSearch: (search: Record<string, unknown>): { period?: string } => ({ period: optionalString(search, 'period') }),
@@ -211,6 +218,7 @@ const routeTree = rootRoute.addChildren([
     apiKeysRoute,
     connectedAppsRoute,
     webhooksRoute,
+    remindersRoute,
     billingRoute,
     identityRoute,
     membersRoute,

@@ -1,5 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
 import { api, unwrap } from './client.ts'
+import type { operations } from './schema'
 
 /** Query definitions more than one page reads (same key, same cache). */
 
@@ -19,3 +20,12 @@ export const spendCapQuery = queryOptions({
   queryKey: ['spend-cap'] as const,
   queryFn: () => unwrap(api.GET('/billing/spend-cap')),
 })
+
+/** The workspace's default reminder schedule (null: none): Settings → Reminders sets it, the Send page offers it. */
+export const reminderSettingsQuery = queryOptions({
+  queryKey: ['reminder-settings'] as const,
+  queryFn: () => unwrap(api.GET('/settings/reminders')),
+})
+
+/** When signers who have not finished are reminded: first after N days, then every M days, at most K times. */
+export type ReminderSchedule = NonNullable<operations['getReminderSettings']['responses'][200]['content']['application/json']['reminders']>

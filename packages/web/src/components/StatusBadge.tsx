@@ -9,7 +9,7 @@ import {
   type ApiKeyStatus,
   type DocumentStatus,
   type IdentityCheckStatus,
-  type SignerStatus,
+  type SignerBadgeStatus,
   type VoidedReason,
   type WebhookDeliveryStatus,
   type WebhookEndpointStatus,
@@ -25,11 +25,13 @@ const documentTones: Record<keyof typeof DOCUMENT_STATUS_LABELS, BadgeTone> = {
   expired: 'warning',
 }
 
-const signerTones: Record<SignerStatus, BadgeTone> = {
+const signerTones: Record<SignerBadgeStatus, BadgeTone> = {
   pending: 'neutral',
   viewed: 'info',
   signed: 'success',
   declined: 'danger',
+  not_invited_yet: 'neutral',
+  not_invited: 'neutral',
 }
 
 const identityCheckTones: Record<IdentityCheckStatus, BadgeTone> = {
@@ -55,8 +57,8 @@ export function DocumentStatusBadge({ document }: { document: { status: Document
   return <Badge tone={documentTones[status]}>{DOCUMENT_STATUS_LABELS[status]}</Badge>
 }
 
-/** A signer's status in words: "Not opened yet", "Opened", "Signed", "Declined". */
-export function SignerStatusBadge({ status }: { status: SignerStatus }) {
+/** A signer's status in words: "Not opened yet", "Opened", "Signed", "Declined", or "Not invited yet" for a signer whose step has not come (signerStatusOf). */
+export function SignerStatusBadge({ status }: { status: SignerBadgeStatus }) {
   return <Badge tone={signerTones[status]}>{SIGNER_STATUS_LABELS[status]}</Badge>
 }
 

@@ -29,6 +29,8 @@ export const NAV: NavSection[] = [
       { to: '/settings/api-keys', label: 'Integration and API', ability: 'manage_api_keys' },
       { to: '/settings/connected-apps', label: 'Connected apps' },
       { to: '/settings/webhooks', label: 'Webhooks', ability: 'manage_webhooks' },
+      // Everyone sees the default their documents get; owners and admins change it there.
+      { to: '/settings/reminders', label: 'Reminders' },
       { to: '/settings/billing', label: 'Billing' },
       { to: '/settings/identity', label: 'Identity check' },
       { to: '/settings/members', label: 'Members' },

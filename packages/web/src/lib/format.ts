@@ -26,3 +26,16 @@ export function formatCents(cents: number, currency = 'USD'): string {
 export function formatNumber(value: number): string {
   return new Intl.NumberFormat().format(value)
 }
+
+const days = (count: number) => (count === 1 ? '1 day' : `${formatNumber(count)} days`)
+
+/**
+ * A reminder schedule in words, which read the same alone and inside a sentence: "2 days after
+ * the invitation, then every 3 days, at most 2 reminders". With one reminder the interval never
+ * applies: "1 reminder, 2 days after the invitation".
+ */
+export function formatReminderSchedule({ first_after_days, every_days, max }: { first_after_days: number; every_days: number; max: number }): string {
+  const first = `${days(first_after_days)} after the invitation`
+  if (max === 1) return `1 reminder, ${first}`
+  return `${first}, then every ${every_days === 1 ? 'day' : days(every_days)}, at most ${formatNumber(max)} reminders`
+}

@@ -12,6 +12,9 @@ describe('an API error in words for people', () => {
     ['invalid_request', '/signers/1/role', 'signers[1].role: the template has no fields for Party 4 (role 3).', 'The template has no fields for this party'],
     ['validation_failed', '/signers/0/name', 'signers[0].name must be at most 200 characters', 'Must be at most 200 characters'],
     ['validation_failed', '/signers/1/order', 'signers[1].order must be at most 20', 'Enter a step from 1 to 20'],
+    ['validation_failed', '/reminders/first_after_days', 'reminders.first_after_days must be at least 1', 'Enter a number of days from 1 to 60'],
+    ['validation_failed', '/reminders/every_days', 'reminders.every_days must be at most 60', 'Enter a number of days from 1 to 60'],
+    ['validation_failed', '/reminders/max', 'reminders.max must be at most 10', 'Enter a number of reminders from 1 to 10'],
     ['validation_failed', '/invite_message', 'invite_message must not contain control characters (U+0000)', 'Must not contain control characters (U+0000)'],
     ['invalid_request', '/template_id', 'Template not found.', 'Template not found.'],
     [

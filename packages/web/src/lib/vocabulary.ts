@@ -24,11 +24,29 @@ export const DOCUMENT_STATUS_LABELS: Record<DocumentStatus | 'expired', string> 
   expired: 'Expired',
 }
 
-export const SIGNER_STATUS_LABELS: Record<SignerStatus, string> = {
+/**
+ * A signer's status as a person reads it. A signer of a signing order whose step has not come is
+ * `pending` in the API but was never e-mailed: "Not invited yet" while the document waits for
+ * signatures, "Not invited" once it ended without reaching them.
+ */
+export type SignerBadgeStatus = SignerStatus | 'not_invited_yet' | 'not_invited'
+
+export const SIGNER_STATUS_LABELS: Record<SignerBadgeStatus, string> = {
   pending: 'Not opened yet',
   viewed: 'Opened',
   signed: 'Signed',
   declined: 'Declined',
+  not_invited_yet: 'Not invited yet',
+  not_invited: 'Not invited',
+}
+
+/** The status a person reads: only a signer of a signing order has `invited_at`, null while their step has not come. */
+export function signerStatusOf(
+  signer: { status: SignerStatus; invited_at?: string | null | undefined },
+  document: { status: DocumentStatus },
+): SignerBadgeStatus {
+  if (signer.status !== 'pending' || signer.invited_at !== null) return signer.status
+  return document.status === 'sent' ? 'not_invited_yet' : 'not_invited'
 }
 
 /** The status a person reads: a voided document whose expiry passed is "expired". */

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { getRouteApi, Link } from '@tanstack/react-router'
 import { Card, DocumentStatusBadge, PageHeader, QueryView, Spinner } from '../../components/index.ts'
-import { formatDateTime } from '../../lib/format.ts'
+import { formatDateTime, formatReminderSchedule } from '../../lib/format.ts'
 import { AuditTrailCard } from './AuditTrail.tsx'
 import { DownloadButton, FilesCard } from './FilesCard.tsx'
 import { MoreActions } from './MoreActions.tsx'
@@ -88,6 +88,13 @@ function Summary({ document }: { document: DocumentDetail }) {
         <dd>{formatDateTime(document.updated_at)}</dd>
         <dt className="text-muted">Expires</dt>
         <dd>{document.expires_at ? formatDateTime(document.expires_at) : 'Never'}</dd>
+        {/* Only a document sent with a schedule has one; without, nothing is said (no reminders is how documents always were). */}
+        {document.reminders && (
+          <>
+            <dt className="text-muted">Reminders</dt>
+            <dd>{formatReminderSchedule(document.reminders)}</dd>
+          </>
+        )}
       </dl>
     </Card>
   )

@@ -56,6 +56,9 @@ const rowsOf = (items: HTMLElement[]) =>
     resend: within(item).queryByRole('button', { name: /Resend the invitation/ }) !== null,
   }))
 
+/** Each row's status badge, the words beside the signer's name. */
+const badgesOf = (items: HTMLElement[]) => items.map((item) => item.querySelector('p.font-medium > span')?.textContent)
+
 afterEach(cleanup)
 
 describe('the Signers card of a document sent one step after another', () => {
@@ -73,6 +76,17 @@ describe('the Signers card of a document sent one step after another', () => {
       { line: 'Step 2 · Party 1 · Waiting for Bo Lee to sign', resend: false },
       { line: 'Step 2 · Party 3 · Waiting for Bo Lee to sign', resend: false },
     ])
+  })
+
+  it('badges a signer whose step has not come "Not invited yet": they have no invitation to open', () => {
+    const rows = renderCard(
+      documentWith([
+        signer(0, 'Ann Smith', 'ann@example.com', { order: 1, invited_at: SENT, status: 'signed', signed_at: SIGNED }),
+        signer(1, 'Bo Lee', 'bo@example.com', { order: 2, invited_at: SIGNED }),
+        signer(2, null, 'cy@example.com', { order: 3, invited_at: null }),
+      ]),
+    )
+    expect(badgesOf(rows)).toEqual(['Signed', 'Not opened yet', 'Not invited yet'])
   })
 
   it('names the earlier steps when more than two people are still to sign before', () => {
@@ -108,6 +122,8 @@ describe('the Signers card of a document sent one step after another', () => {
       { line: `Step 1 · Party 1 · Declined ${formatDateTime(SIGNED)}`, resend: false },
       { line: 'Step 2 · Party 2 · Not invited', resend: false },
     ])
+    // Not "yet": the document will never invite them.
+    expect(badgesOf(rows)).toEqual(['Declined', 'Not invited'])
   })
 })
 
@@ -125,7 +141,8 @@ describe('the Signers card of a document sent to everyone at once', () => {
       { line: 'Party 2 · Not opened yet', resend: true },
       { line: `Party 3 · Opened ${formatDateTime(SIGNED)}`, resend: true },
     ])
-    expect(screen.queryByText(/Step|Waiting/)).toBeNull()
+    expect(badgesOf(rows)).toEqual(['Signed', 'Not opened yet', 'Opened'])
+    expect(screen.queryByText(/Step|Waiting|Not invited/)).toBeNull()
   })
 
   it('with one signer, shows no party', () => {

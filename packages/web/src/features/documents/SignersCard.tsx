@@ -1,6 +1,6 @@
 import { Badge, Button, Card, SignerStatusBadge, useToast } from '../../components/index.ts'
 import { formatDateTime } from '../../lib/format.ts'
-import { partyLabel } from '../../lib/vocabulary.ts'
+import { partyLabel, signerStatusOf } from '../../lib/vocabulary.ts'
 import { useResendInvitation, type DocumentDetail, type DocumentSigner } from './queries.ts'
 
 /** "Ann Smith and Bo Lee", "steps 1, 2, and 3": the page is in English. */
@@ -47,7 +47,7 @@ export function SignersCard({ document }: { document: DocumentDetail }) {
             <li key={signer.id} className="flex flex-wrap items-start justify-between gap-3 py-3 first:pt-0 last:pb-0">
               <div className="min-w-0">
                 <p className="font-medium break-words">
-                  {nameOf(signer)} <SignerStatusBadge status={signer.status} />
+                  {nameOf(signer)} <SignerStatusBadge status={signerStatusOf(signer, document)} />
                 </p>
                 {signer.name && <p className="text-sm break-all text-muted">{signer.email}</p>}
                 <p className="mt-1 text-sm text-muted">

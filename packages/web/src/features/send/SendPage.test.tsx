@@ -3,12 +3,19 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { createMemoryHistory, createRootRoute, createRoute, createRouter, RouterProvider } from '@tanstack/react-router'
 import { cleanup, render, screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { SendPage } from './SendPage.tsx'
 
-/** What the fake server answers POST /documents with; GET /templates lists one two-party template. */
+const WORKSPACE_DEFAULT = { reminders: { first_after_days: 2, every_days: 3, max: 2 } }
+
+/** What the fake server answers POST /documents with; GET /templates lists one two-party template, GET /settings/reminders the workspace's default. */
 const server = vi.hoisted(() => {
-  const state = { refusal: { status: 400, body: {} as Record<string, unknown> }, sent: [] as unknown[], roles: [0, 1] }
+  const state = {
+    refusal: { status: 400, body: {} as Record<string, unknown> },
+    sent: [] as unknown[],
+    roles: [0, 1],
+    defaultReminders: { status: 200, body: {} as unknown },
+  }
   // openapi-fetch takes fetch when its client is created, and resolves /api/v1 against the page's address.
   ;(window as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL('http://signet.test/app/send')
   globalThis.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -16,6 +23,9 @@ const server = vi.hoisted(() => {
     const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
     if (request.method === 'GET' && new URL(request.url).pathname === '/api/v1/templates') {
       return json(200, { templates: [{ id: 'b6f2c1d0-0000-4000-8000-000000000001', name: 'Lease', roles: state.roles }], has_more: false })
+    }
+    if (request.method === 'GET' && new URL(request.url).pathname === '/api/v1/settings/reminders') {
+      return json(state.defaultReminders.status, state.defaultReminders.body)
     }
     state.sent.push(await request.json())
     return json(state.refusal.status, state.refusal.body)
@@ -68,6 +78,10 @@ async function fillParties(emails: string[], { oneAfterAnother = false } = {}) {
 
 const stepOf = (party: string) => within(screen.getByRole('group', { name: party })).getByRole<HTMLInputElement>('spinbutton', { name: 'Step' })
 const lastSent = () => server.sent.at(-1) as { signers: Record<string, unknown>[] }
+
+beforeEach(() => {
+  server.defaultReminders = { status: 200, body: WORKSPACE_DEFAULT }
+})
 
 afterEach(() => {
   cleanup()
@@ -185,5 +199,78 @@ describe('signers one after another', () => {
     renderSendPage()
     await screen.findByRole('group', { name: 'Signer' })
     expect(screen.queryByRole('switch', { name: 'Signers sign one after another' })).toBeNull()
+  })
+})
+
+describe('reminders', () => {
+  const reminders = () => screen.getByRole('group', { name: 'Reminders' })
+  const numberIn = (name: string) => within(reminders()).getByRole<HTMLInputElement>('spinbutton', { name })
+  /** Sends to two parties with the reminders `choice` picked (and `then` done before sending); the server refuses, so the form stays. */
+  async function sendWithReminders(choice: string | null, then?: (user: ReturnType<typeof userEvent.setup>) => Promise<void>) {
+    server.refusal = { status: 400, body: { error: 'Not this time.', code: 'invalid_request' } }
+    const user = await fillParties(['ann@example.com', 'bo@example.com'])
+    if (choice) await user.click(within(reminders()).getByRole('radio', { name: choice }))
+    await then?.(user)
+    await user.click(screen.getByRole('button', { name: 'Send for signature' }))
+    await screen.findByText('The document was not sent')
+    return server.sent.at(-1) as { reminders?: unknown }
+  }
+
+  it("is the workspace's default unless chosen otherwise, says what that default is, and sends no schedule at all", async () => {
+    const sent = await sendWithReminders(null)
+    const workspaceDefault = within(reminders()).getByRole<HTMLInputElement>('radio', { name: 'Workspace default' })
+    expect(workspaceDefault.checked).toBe(true)
+    expect(descriptionOf(workspaceDefault)).toBe('Currently 2 days after the invitation, then every 3 days, at most 2 reminders.')
+    expect(within(reminders()).queryByRole('spinbutton')).toBeNull()
+    expect(sent).not.toHaveProperty('reminders')
+  })
+
+  it('says only "Workspace default" when the default cannot be read, and still sends no schedule', async () => {
+    server.defaultReminders = { status: 500, body: { error: 'Something went wrong.', code: 'internal_error' } }
+    const sent = await sendWithReminders(null)
+    const workspaceDefault = within(reminders()).getByRole('radio', { name: 'Workspace default' })
+    expect(workspaceDefault.getAttribute('aria-describedby')).toBeNull()
+    expect(screen.queryByText(/Currently/)).toBeNull()
+    expect(sent).not.toHaveProperty('reminders')
+  })
+
+  it('says so when the workspace has no default', async () => {
+    server.defaultReminders = { status: 200, body: { reminders: null } }
+    renderSendPage()
+    await screen.findByText('Currently none.')
+    expect(descriptionOf(screen.getByRole('radio', { name: 'Workspace default' }))).toBe('Currently none.')
+  })
+
+  it('"No reminders" sends null', async () => {
+    expect(await sendWithReminders('No reminders')).toMatchObject({ reminders: null })
+  })
+
+  it('"Custom" starts from the workspace\'s default and sends the numbers as typed', async () => {
+    const sent = await sendWithReminders('Custom', async (user) => {
+      expect(['First reminder after', 'Then every', 'At most'].map((name) => numberIn(name).value)).toEqual(['2', '3', '2'])
+      await user.clear(numberIn('Then every'))
+      await user.type(numberIn('Then every'), '7')
+      await user.clear(numberIn('At most'))
+      await user.type(numberIn('At most'), '4')
+    })
+    expect(sent).toMatchObject({ reminders: { first_after_days: 2, every_days: 7, max: 4 } })
+    expect(Object.keys(sent.reminders as object).sort()).toEqual(['every_days', 'first_after_days', 'max'])
+  })
+
+  it('a 400 at /reminders/max shows the people text under "At most", not the API\'s text', async () => {
+    server.refusal = { status: 400, body: { error: 'reminders.max must be at most 10', code: 'validation_failed', field: '/reminders/max' } }
+    const user = await fillParties(['ann@example.com', 'bo@example.com'])
+    await user.click(within(reminders()).getByRole('radio', { name: 'Custom' }))
+    await user.clear(numberIn('At most'))
+    await user.type(numberIn('At most'), '11')
+    await user.click(screen.getByRole('button', { name: 'Send for signature' }))
+
+    await within(reminders()).findByText('Enter a number of reminders from 1 to 10')
+    expect(numberIn('At most').getAttribute('aria-invalid')).toBe('true')
+    expect(descriptionOf(numberIn('At most'))).toContain('Enter a number of reminders from 1 to 10')
+    expect(numberIn('Then every').getAttribute('aria-invalid')).toBeNull()
+    expect(screen.queryByText(/reminders\.max/)).toBeNull()
+    expect(screen.queryByText('The document was not sent')).toBeNull()
+    expect(lastSent()).toMatchObject({ reminders: { max: 11 } })
   })
 })

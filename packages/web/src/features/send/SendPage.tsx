@@ -1,13 +1,17 @@
+import { useQuery } from '@tanstack/react-query'
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router'
 import { useState, type FormEvent } from 'react'
 import { ApiError } from '../../api/client.ts'
+import { reminderSettingsQuery } from '../../api/queries.ts'
 import { Button, Card, Field, Input, PageHeader, Select, Switch, Textarea } from '../../components/index.ts'
+import { draftOf, scheduleOf, SUGGESTED_SCHEDULE, type ReminderDraft } from '../settings/reminder-draft.ts'
 import { WithTemplates } from '../templates/WithTemplates.tsx'
 import { peopleTextFor } from '../../lib/people-text.ts'
 import { partyLabel } from '../../lib/vocabulary.ts'
 import { controlFor, type SendControl } from './error-placement.ts'
 import { PlanAwareError } from './PlanAwareError.tsx'
 import { useCreateDocument } from './queries.ts'
+import { RemindersChoice, type ReminderChoice } from './RemindersChoice.tsx'
 
 const route = getRouteApi('/signed-in/send')
 
@@ -52,6 +56,11 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
   const [oneAfterAnother, setOneAfterAnother] = useState(false)
   // As typed (a cleared box is ''); a party nobody changed takes its place in role order: 1, 2, 3…
   const [steps, setSteps] = useState<Record<number, string>>({})
+  const workspaceReminders = useQuery(reminderSettingsQuery)
+  const [reminderChoice, setReminderChoice] = useState<ReminderChoice>('default')
+  // Custom starts from the workspace's default (when it has one), so changing one number keeps the others; null until typed in.
+  const [typedReminders, setTypedReminders] = useState<ReminderDraft | null>(null)
+  const customReminders = typedReminders ?? draftOf(workspaceReminders.data?.reminders ?? SUGGESTED_SCHEDULE)
   const template = templates.find((t) => t.id === templateId)
   // A template without fields cannot be sent (the server would refuse it): the form says so instead.
   const withoutFields = template !== undefined && template.roles.length === 0
@@ -68,8 +77,9 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
   // An error about one value goes under its control, from the server's `field`; the rest (and a 402's way out) above the button.
   const refusal = send.error instanceof ApiError && send.error.status !== 402 ? send.error : null
   const placed = refusal ? controlFor(refusal.field, roles) : null
-  // A step's error with the steps hidden (the switch turned off since) goes above the button rather than nowhere.
-  const control = placed?.endsWith('.order') && !ordered ? null : placed
+  // A step's error with the steps hidden (the switch turned off since) goes above the button rather than nowhere; so does a reminder's without Custom.
+  const hidden = (placed?.endsWith('.order') && !ordered) || (placed?.startsWith('reminders.') && reminderChoice !== 'custom')
+  const control = hidden ? null : placed
   const errorFor = (name: SendControl) => (refusal && control === name ? peopleTextFor(refusal.code, refusal.field, refusal.message) : undefined)
 
   const submit = (event: FormEvent) => {
@@ -85,6 +95,8 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
       ...(expires ? { expires_at: toUtc(expires) } : {}),
       ...(subject.trim() ? { invite_subject: subject.trim() } : {}),
       ...(message.trim() ? { invite_message: message.trim() } : {}),
+      // The workspace's default is no key at all: the server applies the default it has when the document is sent.
+      ...(reminderChoice === 'none' ? { reminders: null } : reminderChoice === 'custom' ? { reminders: scheduleOf(customReminders) } : {}),
     })
   }
 
@@ -204,6 +216,14 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
             <Field label="Expires" hint="Optional. After this moment the signing links stop working." error={errorFor('expires_at')}>
               <Input type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
             </Field>
+            <RemindersChoice
+              choice={reminderChoice}
+              onChoiceChange={setReminderChoice}
+              workspaceDefault={workspaceReminders}
+              draft={customReminders}
+              onDraftChange={setTypedReminders}
+              errorFor={(name) => errorFor(`reminders.${name}`)}
+            />
             <Field label="Subject" hint="Optional; a standard subject names the document." error={errorFor('invite_subject')}>
               <Input value={subject} maxLength={200} onChange={(e) => setSubject(e.target.value)} />
             </Field>

@@ -1,15 +1,18 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { api, unwrap } from '../../api/client.ts'
+import { reminderSettingsQuery } from '../../api/queries.ts'
 import type { operations } from '../../api/schema'
 import { documentKeys } from '../documents/queries.ts'
 import { templatesLoads } from '../templates/queries.ts'
 
-/** The Send page's server state: the templates to choose from (the templates feature's query) and the send. */
+/** The Send page's server state: the templates to choose from (the templates feature's query), the workspace's default reminders and the send. */
 
 type CreateDocumentBody = operations['createDocument']['requestBody']['content']['application/json']
 
-/** What the Send page's loader fetches before the page shows (and on hover): the templates. */
-export const sendLoads = templatesLoads
+/** What the Send page's loader fetches before the page shows (and on hover): the templates, and what "Workspace default" reminds. */
+export function sendLoads(queryClient: QueryClient): Promise<unknown>[] {
+  return [...templatesLoads(queryClient), queryClient.ensureQueryData(reminderSettingsQuery)]
+}
 
 /** Creates and sends a document; every list, count and view of documents is read again. */
 export function useCreateDocument() {

@@ -1,12 +1,12 @@
 import { queryOptions, useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { api, fetchRaw, unwrap } from '../../api/client.ts'
-import { spendCapQuery, usageKeys, usageQuery } from '../../api/queries.ts'
+import { reminderSettingsQuery, spendCapQuery, usageKeys, usageQuery, type ReminderSchedule } from '../../api/queries.ts'
 import type { operations } from '../../api/schema'
 import { meQuery, type Ability, type WorkspaceRole } from '../../auth/session.ts'
 import { API_KEY_ACCESS_SCOPES, type ApiKeyAccess } from '../../lib/vocabulary.ts'
 import { workspaceRuleQuery } from '../security/index.ts'
 
-/** The settings pages' server state (API keys, webhooks, members, billing, identity check): query keys, queries, mutations and loads. Pages call the API only through here. */
+/** The settings pages' server state (API keys, webhooks, members, billing, identity check, reminders): query keys, queries, mutations and loads. Pages call the API only through here. */
 
 export const apiKeyKeys = { all: ['keys'] as const }
 export const webhookKeys = {
@@ -179,6 +179,17 @@ export function useSetSpendCap() {
   })
 }
 
+// Reminders (the workspace's default is read on the Send page too: src/api/queries.ts)
+
+/** Sets the workspace's default schedule (null: none); documents already sent keep theirs. */
+export function useSetReminderSettings() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (reminders: ReminderSchedule | null) => unwrap(api.PUT('/settings/reminders', { body: { reminders } })),
+    onSuccess: (saved) => queryClient.setQueryData(reminderSettingsQuery.queryKey, saved),
+  })
+}
+
 // Identity check
 
 export const identityCheckQuery = queryOptions({ queryKey: identityCheckKeys.all, queryFn: () => unwrap(api.GET('/identity-check')) })
@@ -251,4 +262,9 @@ export function connectedAppsLoads(queryClient: QueryClient): Promise<unknown>[]
 
 export function identityCheckLoads(queryClient: QueryClient): Promise<unknown>[] {
   return [queryClient.ensureQueryData(identityCheckQuery)]
+}
+
+/** Everyone reads the default (members see it without changing it). */
+export function remindersLoads(queryClient: QueryClient): Promise<unknown>[] {
+  return [queryClient.ensureQueryData(reminderSettingsQuery)]
 }

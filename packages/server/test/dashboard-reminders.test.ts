@@ -1,0 +1,173 @@
+import { join } from 'node:path'
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium } from './helpers/browser.ts'
+import { DESKTOP, openDashboardPage, PHONE, SCREENSHOT_DIR, seriousAccessibilityViolations, signedInDashboardContext } from './helpers/dashboard.ts'
+import { createSignedInUser } from './helpers/session.ts'
+import { richFields } from './helpers/signing.ts'
+import { startTestServer, type TestServer } from './helpers/test-server.ts'
+import { haveTools } from '../../../test-support/tools.ts'
+
+/*
+ * Reminders (issue 22) as a workspace sees them: the real server, its built dashboard and CSP,
+ * Debian's Chromium. The owner turns on the workspace's default in Settings → Reminders (2, 3, 2),
+ * which the API then answers; the Send page says what that default is, and a document sent with
+ * a Custom schedule carries that schedule, which its page shows. A member sees the default and
+ * cannot change it.
+ */
+
+const signers = [
+  { name: 'Ines Alvarez', email: 'ines.alvarez@example.com' },
+  { name: 'Tomasz Wiśniewski', email: 'tomasz.wisniewski@example.com' },
+] as const
+
+let server: TestServer
+let apiKey: string
+let orgId: string
+let browser: Browser
+let context: BrowserContext
+let problems: string[]
+let page: Page
+let templateId: string
+let documentId = ''
+
+/** A walk through two pages with axe on each, on a busy 2-core machine. */
+const BROWSER_WALK = { timeout: 120_000 }
+
+const card = (heading: string) => page.locator('section', { has: page.getByRole('heading', { name: heading, exact: true }) })
+
+async function expectAccessible(what: string) {
+  expect(await seriousAccessibilityViolations(page), what).toEqual([])
+}
+
+/**
+ * With SIGNET_SCREENSHOTS=1: docs/screenshots/dashboard-<name>-desktop.png and -phone.png of the
+ * page as it is now (a form filled in, no control focused), with `focus` scrolled up below the top
+ * bar at both widths (the Send page's reminders are below its fold even on a desktop; a page that
+ * fits the window does not scroll).
+ */
+async function screenshot(name: string, focus: Locator): Promise<void> {
+  if (!SCREENSHOT_DIR) return
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+  for (const [label, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
+    await page.setViewportSize(viewport)
+    await page.evaluate(() => window.scrollTo(0, 0))
+    await focus.evaluate((element) => {
+      element.scrollIntoView({ block: 'start' })
+      window.scrollBy(0, -88) // below the sticky top bar, with a little air
+    })
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
+    await page.screenshot({ path: join(SCREENSHOT_DIR, `dashboard-${name}-${label}.png`) })
+  }
+  await page.setViewportSize(DESKTOP)
+}
+
+const reminderSettings = async () => (await server.request('/api/v1/settings/reminders', { key: apiKey })).json() as Promise<unknown>
+
+describe.runIf(haveTools('chromium'))('reminders in the dashboard', () => {
+  beforeAll(async () => {
+    server = await startTestServer()
+    ;({ orgId, apiKey } = await server.createOrg('pro', 'Harbour Freight Co-op'))
+    templateId = (await server.createTemplate(orgId, { name: 'Crew agreement', fields: richFields([0, 1]) })).id
+    const owner = await createSignedInUser(server, { orgId, role: 'owner', name: 'Maren Holt' })
+    browser = await launchChromium()
+    ;({ context, problems } = await signedInDashboardContext(browser, server, owner.cookie))
+    page = await context.newPage()
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+  })
+
+  it("sets the workspace's default in Settings → Reminders, which the API then answers", BROWSER_WALK, async () => {
+    expect(await reminderSettings()).toEqual({ reminders: null })
+    await openDashboardPage(page, server, '/', 'Overview')
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Reminders' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Reminders' }).waitFor()
+    await page.getByText('Documents sent from this workspace do not remind signers.').waitFor()
+    await page.getByText(/Documents already sent keep the schedule they were sent with/).waitFor()
+
+    const remind = page.getByRole('switch', { name: 'Remind signers who have not signed' })
+    expect(await remind.getAttribute('aria-checked')).toBe('false')
+    await remind.click()
+    await page.getByRole('spinbutton', { name: 'First reminder after' }).fill('2')
+    await page.getByRole('spinbutton', { name: 'Then every' }).fill('3')
+    await page.getByRole('spinbutton', { name: 'At most' }).fill('2')
+    const saved = page.waitForResponse((r) => r.request().method() === 'PUT' && new URL(r.url()).pathname === '/api/v1/settings/reminders')
+    await page.getByRole('button', { name: 'Save' }).click()
+    expect((await saved).status()).toBe(200)
+    await page.getByText('Documents sent from this workspace remind signers 2 days after the invitation, then every 3 days, at most 2 reminders.').waitFor()
+    expect(await reminderSettings()).toEqual({ reminders: { first_after_days: 2, every_days: 3, max: 2 } })
+
+    await expectAccessible('/settings/reminders')
+    // The notice would cover the form's corner on a phone: it has said its word.
+    await page.getByRole('button', { name: 'Dismiss' }).click()
+    await screenshot('settings-reminders', card('Default for new documents'))
+  })
+
+  it('shows a member the default without a way to change it', BROWSER_WALK, async () => {
+    const member = await createSignedInUser(server, { orgId, role: 'member', name: 'Mia Member' })
+    const { context: memberContext, problems: memberProblems } = await signedInDashboardContext(browser, server, member.cookie)
+    const memberPage = await memberContext.newPage()
+    await openDashboardPage(memberPage, server, '/settings/reminders', 'Reminders')
+    await memberPage
+      .getByText('Documents sent from this workspace remind signers 2 days after the invitation, then every 3 days, at most 2 reminders.')
+      .waitFor()
+    await memberPage.getByText('Only owners and admins of this workspace change the default.').waitFor()
+    expect(await memberPage.getByRole('switch').count()).toBe(0)
+    expect(await memberPage.getByRole('spinbutton').count()).toBe(0)
+    expect(await memberPage.getByRole('button', { name: 'Save' }).count()).toBe(0)
+    expect(await seriousAccessibilityViolations(memberPage), '/settings/reminders (a member)').toEqual([])
+    expect(memberProblems).toEqual([])
+    await memberContext.close()
+  })
+
+  it('sends a document with a Custom schedule from the Send page: the document carries it', BROWSER_WALK, async () => {
+    await openDashboardPage(page, server, `/send?template=${templateId}`, 'Send a document')
+    const reminders = page.getByRole('group', { name: 'Reminders' })
+    const workspaceDefault = reminders.getByRole('radio', { name: 'Workspace default' })
+    expect(await workspaceDefault.isChecked()).toBe(true)
+    await reminders.getByText('Currently 2 days after the invitation, then every 3 days, at most 2 reminders.').waitFor()
+
+    for (const [index, signer] of signers.entries()) {
+      const party = page.getByRole('group', { name: `Party ${index + 1}` })
+      await party.getByRole('textbox', { name: 'E-mail' }).fill(signer.email)
+      await party.getByRole('textbox', { name: 'Name' }).fill(signer.name)
+    }
+    await reminders.getByRole('radio', { name: 'Custom' }).check()
+    // Custom starts from the workspace's default.
+    const numbers = ['First reminder after', 'Then every', 'At most'].map((name) => reminders.getByRole('spinbutton', { name }))
+    expect(await Promise.all(numbers.map((number) => number.inputValue()))).toEqual(['2', '3', '2'])
+    await numbers[0]?.fill('1')
+    await numbers[1]?.fill('2')
+    await numbers[2]?.fill('3')
+    await expectAccessible('/send (Custom reminders)')
+    await screenshot('send-reminders', reminders)
+
+    const sent = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/v1/documents')
+    await page.getByRole('button', { name: 'Send for signature' }).click()
+    const response = await sent
+    expect(response.status()).toBe(201)
+    expect(response.request().postDataJSON()).toMatchObject({ reminders: { first_after_days: 1, every_days: 2, max: 3 } })
+    documentId = ((await response.json()) as { id: string }).id
+    const created = (await (await server.request(`/api/v1/documents/${documentId}`, { key: apiKey })).json()) as { reminders?: unknown }
+    expect(created.reminders).toEqual({ first_after_days: 1, every_days: 2, max: 3 })
+    await page.getByRole('heading', { name: 'Sent' }).waitFor()
+  })
+
+  it("shows the document's schedule on its page", BROWSER_WALK, async () => {
+    await page.getByRole('link', { name: 'View the document' }).click()
+    await page.waitForURL(new RegExp(`/app/documents/${documentId}$`))
+    await page.getByRole('heading', { level: 1, name: 'Crew agreement — Ines Alvarez' }).waitFor()
+    const status = card('Status')
+    await status.getByText('Reminders', { exact: true }).waitFor()
+    expect(await status.locator('dt:text-is("Reminders") + dd').textContent()).toBe('1 day after the invitation, then every 2 days, at most 3 reminders')
+    await page.getByText('Hash chain intact').waitFor()
+    await expectAccessible('/documents/$id (with reminders)')
+    expect(problems).toEqual([])
+  })
+})
