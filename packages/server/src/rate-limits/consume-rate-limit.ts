@@ -148,6 +148,9 @@ function perDb<T>(map: WeakMap<Db, Map<string, T>>, db: Db): Map<string, T> {
   return found
 }
 
+/** The start (epoch ms) of the UTC clock hour `now` falls in; correct for times before 1970 too. */
+const windowStartOf = (now: number): number => now - (((now % WINDOW_MS) + WINDOW_MS) % WINDOW_MS)
+
 /**
  * Counts one request of `orgId` against `policy` from this process's lease, without waiting:
  * the decision when the lease has room (or the window is known to be full), undefined when the
@@ -166,7 +169,7 @@ export function consumeRateLimitNow(
   const current = perDb(leasesOf, services.db).get(key)
   if (!current) return undefined
   const now = services.clock.now().getTime()
-  const windowStart = now - (((now % WINDOW_MS) + WINDOW_MS) % WINDOW_MS)
+  const windowStart = windowStartOf(now)
   if (current.windowStart !== windowStart) return undefined
   const resetSeconds = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000))
   if (current.left > 0) {
@@ -191,7 +194,7 @@ export async function consumeRateLimit(
     if (decision) return decision
     const limit = limitOf(services.config, policy) ?? Number.POSITIVE_INFINITY
     const now = services.clock.now().getTime()
-    const windowStart = now - (((now % WINDOW_MS) + WINDOW_MS) % WINDOW_MS)
+    const windowStart = windowStartOf(now)
     const current = perDb(leasesOf, services.db).get(key)
     await leaseOnce(services, key, { windowStart, now, limit, counted: current?.windowStart === windowStart ? current.counted : 0 })
   }
