@@ -263,7 +263,11 @@ describe('an agent given only the MCP URL', () => {
       const page = await context.newPage()
       await page.goto(`${base}/app/settings/connected-apps`)
       await page.getByRole('button', { name: 'Revoke VS Code' }).click()
+      // The confirmation is modal: while it is open the row's button is hidden from the page's roles,
+      // so its absence alone does not mean the revocation has been answered. Wait for the answer.
+      const revoked = page.waitForResponse((response) => response.request().method() === 'DELETE' && response.url().includes('/api/v1/connected-apps/'))
       await page.getByRole('button', { name: 'Revoke access' }).click()
+      expect((await revoked).status()).toBe(204)
       await expect.poll(() => page.getByRole('button', { name: 'Revoke VS Code' }).count(), { timeout: 20_000 }).toBe(0)
       await page.close()
 
