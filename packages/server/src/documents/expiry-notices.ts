@@ -5,7 +5,7 @@ import type { Db } from '../db/client.ts'
 import { documents, memberships, orgs, signers, users } from '../db/schema.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import { expiredNoticeMail } from '../mail/templates.ts'
-import { invitationMessage, issueSigningLink } from './invitations.ts'
+import { issueSigningLink, reinvitationMessage } from './invitations.ts'
 
 /*
  * Expiry notices (extension, issue 22): the signers still to sign are warned once, a day before
@@ -90,22 +90,7 @@ async function warnDocument(db: Db, documentId: string, now: Date, publicUrl: st
     )
     await enqueueMail(
       tx,
-      links.map(({ signer, link }) =>
-        invitationMessage(
-          { orgId: document.orgId, orgName: document.orgName },
-          {
-            documentId: document.id,
-            to: signer.email,
-            signerName: signer.name,
-            link,
-            title: document.title,
-            expiresAt: document.expiresAt,
-            customSubject: document.inviteSubject ?? undefined,
-            customMessage: document.inviteMessage ?? undefined,
-            reason: 'expiring',
-          },
-        ),
-      ),
+      links.map(({ signer, link }) => reinvitationMessage(document, signer, link, 'expiring')),
     )
     return links.length
   })

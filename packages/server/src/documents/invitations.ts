@@ -25,6 +25,36 @@ export interface Invitation {
   reason?: 'reminder' | 'expiring'
 }
 
+/** What every invitation of a sent document repeats from it (a re-send, a reminder, a later step, the expiry warning). */
+export interface InvitingDocument {
+  id: string
+  orgId: string
+  orgName: string
+  title: string
+  expiresAt: Date | null
+  inviteSubject: string | null
+  inviteMessage: string | null
+}
+
+/** The outbox message inviting `signer` again, with a new `link`, to a document already sent. */
+export const reinvitationMessage = (
+  document: InvitingDocument,
+  signer: { email: string; name: string | null },
+  link: string,
+  reason?: Invitation['reason'],
+): OutboxMessage =>
+  invitationMessage(document, {
+    documentId: document.id,
+    to: signer.email,
+    signerName: signer.name,
+    link,
+    title: document.title,
+    expiresAt: document.expiresAt,
+    customSubject: document.inviteSubject ?? undefined,
+    customMessage: document.inviteMessage ?? undefined,
+    ...(reason ? { reason } : {}),
+  })
+
 /** The outbox message inviting one signer. */
 export const invitationMessage = (principal: Pick<Principal, 'orgId' | 'orgName'>, invitation: Invitation): OutboxMessage => ({
   orgId: principal.orgId,

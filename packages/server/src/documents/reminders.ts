@@ -8,7 +8,7 @@ import type { Db } from '../db/client.ts'
 import { documents, orgs, signers, type ReminderSchedule } from '../db/schema.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import { isPastExpiry } from '../signing/signing-rules.ts'
-import { invitationMessage, issueSigningLink } from './invitations.ts'
+import { issueSigningLink, reinvitationMessage } from './invitations.ts'
 
 /*
  * Reminders (extension): a signer who was invited and has not finished is e-mailed a new link
@@ -144,22 +144,7 @@ async function remindOne(db: Db, due: { signerId: string; documentId: string }, 
     await appendAuditEvents(tx, document, [
       { type: 'signer.reminded', occurredAt: now, signerId: signer.id, authMethod: 'system', data: { email: signer.email, reminder: count, of: schedule.max } },
     ])
-    await enqueueMail(tx, [
-      invitationMessage(
-        { orgId: document.orgId, orgName: document.orgName },
-        {
-          documentId: document.id,
-          to: signer.email,
-          signerName: signer.name,
-          link,
-          title: document.title,
-          expiresAt: document.expiresAt,
-          customSubject: document.inviteSubject ?? undefined,
-          customMessage: document.inviteMessage ?? undefined,
-          reason: 'reminder',
-        },
-      ),
-    ])
+    await enqueueMail(tx, [reinvitationMessage(document, signer, link, 'reminder')])
     return 'sent'
   })
 }

@@ -9,7 +9,7 @@ import type { Services } from '../services.ts'
 import { isPastExpiry } from '../signing/signing-rules.ts'
 import type { ResendAccepted } from './documents.schemas.ts'
 import { findDocument } from './find-document.ts'
-import { invitationMessage, issueSigningLink } from './invitations.ts'
+import { issueSigningLink, reinvitationMessage } from './invitations.ts'
 
 /** A signer's inbox is not a target: one re-send per signer per this many seconds (besides the org's hourly limit). */
 export const RESEND_COOLDOWN_SECONDS = 60
@@ -74,18 +74,7 @@ export async function resendInvitation(
     await appendAuditEvents(tx, document, [
       { type: 'signer.invitation_resent', occurredAt: now, signerId: signer.id, ...auditedActor(actor), data: { email: signer.email } },
     ])
-    await enqueueMail(tx, [
-      invitationMessage(actor, {
-        documentId: document.id,
-        to: signer.email,
-        signerName: signer.name,
-        link,
-        title: document.title,
-        expiresAt: document.expiresAt,
-        customSubject: document.inviteSubject ?? undefined,
-        customMessage: document.inviteMessage ?? undefined,
-      }),
-    ])
+    await enqueueMail(tx, [reinvitationMessage({ ...document, orgName: actor.orgName }, signer, link)])
     return { signer_id: signer.id, email: signer.email }
   })
   services.mail.kick()

@@ -4,7 +4,7 @@ import type { Db } from '../db/client.ts'
 import { documents, signers } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { enqueueMail } from '../mail/outbox.ts'
-import { invitationMessage, issueSigningLink } from './invitations.ts'
+import { issueSigningLink, reinvitationMessage } from './invitations.ts'
 import { firstReminderAt } from './reminders.ts'
 
 /*
@@ -80,23 +80,10 @@ export async function inviteNextStep(tx: Db, document: { id: string; orgId: stri
       data: { email: signer.email, order: step },
     })),
   )
+  const inviting = { ...details, id: document.id, orgId: document.orgId, orgName: org.orgName }
   await enqueueMail(
     tx,
-    links.map(({ signer, link }) =>
-      invitationMessage(
-        { orgId: document.orgId, orgName: org.orgName },
-        {
-          documentId: document.id,
-          to: signer.email,
-          signerName: signer.name,
-          link,
-          title: details.title,
-          expiresAt: details.expiresAt,
-          customSubject: details.inviteSubject ?? undefined,
-          customMessage: details.inviteMessage ?? undefined,
-        },
-      ),
-    ),
+    links.map(({ signer, link }) => reinvitationMessage(inviting, signer, link)),
   )
   return links.length
 }
