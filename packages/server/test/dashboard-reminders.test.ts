@@ -1,8 +1,7 @@
-import { join } from 'node:path'
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from './helpers/browser.ts'
-import { DESKTOP, openDashboardPage, PHONE, SCREENSHOT_DIR, seriousAccessibilityViolations, signedInDashboardContext } from './helpers/dashboard.ts'
+import { openDashboardPage, screenshotPageAsIs, seriousAccessibilityViolations, signedInDashboardContext } from './helpers/dashboard.ts'
 import { createSignedInUser } from './helpers/session.ts'
 import { richFields } from './helpers/signing.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
@@ -38,31 +37,6 @@ const card = (heading: string) => page.locator('section', { has: page.getByRole(
 
 async function expectAccessible(what: string) {
   expect(await seriousAccessibilityViolations(page), what).toEqual([])
-}
-
-/**
- * With SIGNET_SCREENSHOTS=1: docs/screenshots/dashboard-<name>-desktop.png and -phone.png of the
- * page as it is now (a form filled in, no control focused), with `focus` scrolled up below the top
- * bar at both widths (the Send page's reminders are below its fold even on a desktop; a page that
- * fits the window does not scroll).
- */
-async function screenshot(name: string, focus: Locator): Promise<void> {
-  if (!SCREENSHOT_DIR) return
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
-  for (const [label, viewport] of [
-    ['desktop', DESKTOP],
-    ['phone', PHONE],
-  ] as const) {
-    await page.setViewportSize(viewport)
-    await page.evaluate(() => window.scrollTo(0, 0))
-    await focus.evaluate((element) => {
-      element.scrollIntoView({ block: 'start' })
-      window.scrollBy(0, -88) // below the sticky top bar, with a little air
-    })
-    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
-    await page.screenshot({ path: join(SCREENSHOT_DIR, `dashboard-${name}-${label}.png`) })
-  }
-  await page.setViewportSize(DESKTOP)
 }
 
 const reminderSettings = async () => (await server.request('/api/v1/settings/reminders', { key: apiKey })).json() as Promise<unknown>
@@ -106,7 +80,7 @@ describe.runIf(haveTools('chromium'))('reminders in the dashboard', () => {
     await expectAccessible('/settings/reminders')
     // The notice would cover the form's corner on a phone: it has said its word.
     await page.getByRole('button', { name: 'Dismiss' }).click()
-    await screenshot('settings-reminders', card('Default for new documents'))
+    await screenshotPageAsIs(page, 'settings-reminders', { on: card('Default for new documents'), widths: 'both' })
   })
 
   it('shows a member the default without a way to change it', BROWSER_WALK, async () => {
@@ -146,7 +120,7 @@ describe.runIf(haveTools('chromium'))('reminders in the dashboard', () => {
     await numbers[1]?.fill('2')
     await numbers[2]?.fill('3')
     await expectAccessible('/send (Custom reminders)')
-    await screenshot('send-reminders', reminders)
+    await screenshotPageAsIs(page, 'send-reminders', { on: reminders, widths: 'both' })
 
     const sent = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/v1/documents')
     await page.getByRole('button', { name: 'Send for signature' }).click()

@@ -1,8 +1,7 @@
-import { join } from 'node:path'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from './helpers/browser.ts'
-import { DESKTOP, openDashboardPage, PHONE, SCREENSHOT_DIR, seriousAccessibilityViolations, signedInDashboardContext } from './helpers/dashboard.ts'
+import { openDashboardPage, screenshotPageAsIs, seriousAccessibilityViolations, signedInDashboardContext } from './helpers/dashboard.ts'
 import { createSignedInUser } from './helpers/session.ts'
 import { richFields, SignerClient, tokenFromMail, valuesFor } from './helpers/signing.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
@@ -55,31 +54,6 @@ async function signerRows(): Promise<{ line: string; resend: boolean }[]> {
   )
 }
 
-/**
- * With SIGNET_SCREENSHOTS=1: docs/screenshots/dashboard-<name>-desktop.png and -phone.png of the
- * page as it is now (a form filled in; screenshotDashboardPage would open it afresh), from the top
- * on a desktop, where everything that matters fits, and on a phone with `focus` scrolled up, below
- * the top bar (a phone stacks the cards, the document's Status and Files first).
- */
-async function screenshot(name: string, focus?: Locator): Promise<void> {
-  if (!SCREENSHOT_DIR) return
-  for (const [label, viewport] of [
-    ['desktop', DESKTOP],
-    ['phone', PHONE],
-  ] as const) {
-    await page.setViewportSize(viewport)
-    await page.evaluate(() => window.scrollTo(0, 0))
-    if (focus && label === 'phone')
-      await focus.evaluate((element) => {
-        element.scrollIntoView({ block: 'start' })
-        window.scrollBy(0, -72) // below the sticky top bar
-      })
-    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
-    await page.screenshot({ path: join(SCREENSHOT_DIR, `dashboard-${name}-${label}.png`) })
-  }
-  await page.setViewportSize(DESKTOP)
-}
-
 describe.runIf(haveTools('chromium'))('a signing order in the dashboard', () => {
   beforeAll(async () => {
     server = await startTestServer()
@@ -115,7 +89,7 @@ describe.runIf(haveTools('chromium'))('a signing order in the dashboard', () => 
       await party.getByRole('spinbutton', { name: 'Step' }).fill(signer.step)
     }
     await expectAccessible('/send (one after another)')
-    await screenshot('send-order')
+    await screenshotPageAsIs(page, 'send-order')
 
     const sent = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/v1/documents')
     await page.getByRole('button', { name: 'Send for signature' }).click()
@@ -149,7 +123,7 @@ describe.runIf(haveTools('chromium'))('a signing order in the dashboard', () => 
       ])
       await page.getByText('Hash chain intact').waitFor()
       await expectAccessible('/documents/$id (waiting for a step)')
-      await screenshot('document-order', card('Signers'))
+      await screenshotPageAsIs(page, 'document-order', { on: card('Signers'), widths: 'phone' })
 
       const [invitation] = await server.mail.waitFor(signers[0].email)
       const first = new SignerClient(server, tokenFromMail(invitation?.text), signers[0].email)

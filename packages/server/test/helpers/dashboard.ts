@@ -88,6 +88,33 @@ export async function screenshotDashboardPage(browser: Browser, context: Browser
   }
 }
 
+/**
+ * With SIGNET_SCREENSHOTS=1: docs/screenshots/dashboard-<name>-desktop.png and -phone.png of
+ * `page` as it is now (a form filled in, which screenshotDashboardPage would open afresh), no
+ * control focused, with `focus.on` scrolled up below the sticky top bar on a phone only (where the
+ * cards stack) or at both widths (what is below the fold even on a desktop).
+ */
+export async function screenshotPageAsIs(page: Page, name: string, focus?: { on: Locator; widths: 'phone' | 'both' }): Promise<void> {
+  if (!SCREENSHOT_DIR) return
+  mkdirSync(SCREENSHOT_DIR, { recursive: true })
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+  for (const [label, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
+    await page.setViewportSize(viewport)
+    await page.evaluate(() => window.scrollTo(0, 0))
+    if (focus && (focus.widths === 'both' || label === 'phone'))
+      await focus.on.evaluate((element) => {
+        element.scrollIntoView({ block: 'start' })
+        window.scrollBy(0, -80) // below the sticky top bar
+      })
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
+    await page.screenshot({ path: join(SCREENSHOT_DIR, `dashboard-${name}-${label}.png`) })
+  }
+  await page.setViewportSize(DESKTOP)
+}
+
 /** The link of the last mail to `to` whose text contains `pathPart`, moved onto the test server's origin. */
 export async function linkFromMail(server: TestServer, to: string, pathPart: string, count = 1): Promise<string> {
   const messages = await server.mail.waitFor(to, count)
