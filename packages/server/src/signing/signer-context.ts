@@ -7,7 +7,10 @@ import { preparedPer } from '../lib/prepared.ts'
 
 /** What a signing link leads to: the signer, their document and its template. */
 export interface SignerContext {
-  signer: Pick<typeof signers.$inferSelect, 'id' | 'role' | 'email' | 'name' | 'status' | 'authRequired' | 'authVerified' | 'viewedAt' | 'signedAt'>
+  signer: Pick<
+    typeof signers.$inferSelect,
+    'id' | 'role' | 'email' | 'name' | 'status' | 'authRequired' | 'authVerified' | 'viewedAt' | 'signedAt' | 'signingOrder'
+  >
   document: Pick<typeof documents.$inferSelect, 'id' | 'orgId' | 'title' | 'status' | 'expiresAt' | 'updatedAt' | 'signedPdfSha256'>
   template: Pick<typeof templates.$inferSelect, 'id' | 'pdfSha256' | 'fields' | 'pageCount'>
   orgName: string
@@ -27,6 +30,7 @@ export const signerColumns = {
   authVerified: signers.authVerified,
   viewedAt: signers.viewedAt,
   signedAt: signers.signedAt,
+  signingOrder: signers.signingOrder,
 }
 export const documentColumns = {
   id: documents.id,

@@ -88,7 +88,8 @@ export async function finishSigning(
     if (completed) events.push({ type: 'document.completed', occurredAt: now, authMethod: 'system' })
     await appendAuditEvents(tx, state.document, events)
     // A signing order's next step is invited in this transaction: it commits with the signature or not at all.
-    if (!completed) await inviteNextStep(tx, state.document, { orgName: context.orgName, publicUrl: services.config.publicUrl }, now)
+    if (!completed && state.signer.signingOrder !== null)
+      await inviteNextStep(tx, state.document, { orgName: context.orgName, publicUrl: services.config.publicUrl }, now)
     return completed ? 'completed' : 'sent'
   })
   if (documentStatus === 'completed') services.finalPdfs.kick()
