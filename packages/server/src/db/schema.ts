@@ -46,6 +46,8 @@ export const orgs = pgTable('orgs', {
   requireTwoFactor: boolean('require_two_factor').notNull().default(false),
   /** Extension: the reminders a document sent from this workspace gets unless its request says otherwise; null = none. */
   reminders: jsonb('reminders').$type<ReminderSchedule>(),
+  /** Extension: the language signer pages and e-mails use when neither the document nor the signer's browser names one; null = English. */
+  signerLanguage: text('signer_language'),
   createdAt: createdAt(),
 })
 
@@ -53,6 +55,19 @@ export const orgs = pgTable('orgs', {
 export interface CopyRecipient {
   email: string
   name: string | null
+}
+
+/** A template role's name and default step in a signing order (extension); roles without an entry are "Party N", unordered. */
+export interface TemplateRole {
+  role: number
+  name: string
+  order?: number
+}
+
+/** A value set on a field before sending (extension: `fields` on create), by field index. */
+export interface PrefilledValue {
+  value: string | number | boolean
+  readOnly: boolean
 }
 
 /** When an unfinished signer is reminded: first after N days, then every M days, at most K times. */
@@ -190,6 +205,8 @@ export const templates = pgTable(
     fields: jsonb('fields').$type<TemplateField[]>().notNull(),
     /** Sorted distinct roles that have at least one field. */
     roles: smallint('roles').array().notNull(),
+    /** Extension: names (and default signing order) of the roles; null = "Party 1", "Party 2"… */
+    roleNames: jsonb('role_names').$type<TemplateRole[]>(),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     /** Deleted in the dashboard: hidden from lists and sends; documents already sent keep it. */
@@ -225,6 +242,10 @@ export const documents = pgTable(
     cc: jsonb('cc').$type<CopyRecipient[]>(),
     /** Extension: this document's reminder schedule (from the request or the workspace's default at send); null = none. */
     reminders: jsonb('reminders').$type<ReminderSchedule>(),
+    /** Extension: values set on fields before sending, by field index; null = none. */
+    prefill: jsonb('prefill').$type<Record<string, PrefilledValue>>(),
+    /** Extension: the language of this document's signer pages and e-mails (e.g. `de`, `pt-BR`); null = the signer's browser, else the workspace's. */
+    language: text('language'),
     /** Why a voided document was voided: the sender voided it, or its expires_at passed (null on other statuses). */
     voidedReason: text('voided_reason', { enum: VOIDED_REASONS }),
     completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date' }),
@@ -325,6 +346,8 @@ export const signers = pgTable(
       .notNull()
       .references(() => documents.id),
     role: smallint('role').notNull(),
+    /** Extension: the template role's name when the document was sent ("Landlord"); null = "Party N". */
+    roleName: text('role_name'),
     /** Position in the create request, so reads list signers in the order they were given. */
     position: smallint('position').notNull(),
     email: text('email').notNull(),
