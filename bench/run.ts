@@ -24,6 +24,7 @@
 import { fileURLToPath } from 'node:url'
 import {
   AS_RUN_CASES,
+  AS_RUN_DIAGNOSTICS,
   AS_RUN_RATIOS,
   JIT_WARMUP_SECONDS,
   MCP_HEADERS,
@@ -196,8 +197,9 @@ async function asRunSuite(): Promise<void> {
       return `| ${backend} | \`${AS_RUN_CASES[name]}\` | **${fixed(of((r) => r.requestsPerSecond))}** | ${runs.map((r) => fixed(r.requestsPerSecond)).join(' / ')} | ${fixed(of((r) => r.latencyMs.p99))} | ${fixed(perRequestUs)} | ${percent(of((r) => r.serverCpuPct))} / ${percent(of((r) => r.loadgenCpuPct))} / ${percent(of((r) => r.postgresCpuPct ?? Number.NaN))} / ${percent(of((r) => r.otherCpuPct ?? Number.NaN))} | ${bad} |`
     }),
   )
+  const reportedRatios = [...Object.values(AS_RUN_RATIOS), ...Object.values(AS_RUN_DIAGNOSTICS)]
   const ratioRows = results.map(({ backend, rounds }) => {
-    const cells = Object.values(AS_RUN_RATIOS).map((ratio) => {
+    const cells = reportedRatios.map((ratio) => {
       const values = rounds.map(ratio.of)
       return `**${fixed(median(values), 2)}** (${values.map((v) => fixed(v, 2)).join(' / ')})`
     })
@@ -224,18 +226,14 @@ async function asRunSuite(): Promise<void> {
     `- Date: ${new Date().toISOString()}`,
     machineLine(),
     `- Settings: ${asRunRounds} rounds; per case ${warmupSeconds} s warm-up (plus ${JIT_WARMUP_SECONDS} s on a freshly started server) + ${durationSeconds} s measured, ${connections} connections, pipelining ${pipelining}; LOG_LEVEL ${process.env.LOG_LEVEL || "the server's default (info), every line written to /dev/null"}.`,
-    `- Every server is a process of its own, as a user runs it: Signet started with \`npm start\`'s command from package.json (\`node ${npmStartArgv().join(' ')}\`: the bundle the build step writes, no TypeScript loader), the one-select and bare routes in \`bench/baseline-server.ts\` (the same configuration, logger and database opening; Fastify's default request logging, two lines per request, where Signet writes one), autocannon in a third process. The instance is seeded with the operator CLI (org, template, owner), the document, the owner's session and each Signet server's OAuth token (registration, consent, PKCE exchange; a token is bound to its server's PUBLIC_URL) over HTTP. Rate limits on: every policy raised out of reach (\`RATE_LIMITS=read-document=1000000,…\`), so each request is still counted against its lease; off: \`RATE_LIMITS=off\`. The cases alternate within each round (one select, bare, read, MCP, MCP with OAuth, then read, MCP and MCP with OAuth with limits off: both Signet servers get the same mix of calls), and each ratio is taken within a round; on PostgreSQL the three servers run side by side, on PGlite (one process per database) each is started for its cases. CPU per request from /proc: the server process's user + system time ÷ requests answered.`,
+    `- Every server is a process of its own, as a user runs it: Signet started with \`npm start\`'s command from package.json (\`node ${npmStartArgv().join(' ')}\`: the bundle the build step writes, no TypeScript loader), the one-select and bare routes in \`bench/baseline-server.ts\` (the same configuration, logger and database opening; Fastify's default request logging, two lines per request, where Signet writes one), autocannon in a third process. The instance is seeded with the operator CLI (org, template, owner), the document, the owner's session and each Signet server's OAuth token (registration, consent, PKCE exchange; a token is bound to its server's PUBLIC_URL) over HTTP. Rate limits on: every policy raised out of reach (\`RATE_LIMITS=read-document=1000000,…\`), so each request is still counted against its lease; off: \`RATE_LIMITS=off\`. Each kind of traffic has a Signet server of its own, as the issue measured the read: the read with limits on, the read with limits off, and the MCP calls (with a key, then with an OAuth token), that last server ending each round with the read as a diagnostic of mixed traffic (a process that has served MCP calls reads more slowly: its shared code has seen more shapes). The cases alternate within each round (one select, bare, read, read with limits off, MCP, MCP with OAuth, read after MCP), and each ratio is taken within a round; on PostgreSQL the four servers run side by side, on PGlite (one process per database) each is started for its cases. CPU per request from /proc: the server process's user + system time ÷ requests answered.`,
     ``,
     `| Backend | Case | req/s (median) | each round | p99 ms | server CPU µs/req | CPU, % of one core: server / loadgen / postgres / other | non-2xx + errors |`,
     `|---|---|---:|---|---:|---:|---|---:|`,
     ...caseRows,
     ``,
-    `| Backend | ${Object.values(AS_RUN_RATIOS)
-      .map((r) => `${r.name} (target ≥ ${r.target})`)
-      .join(' | ')} |`,
-    `|---|${Object.values(AS_RUN_RATIOS)
-      .map(() => '---:')
-      .join('|')}|`,
+    `| Backend | ${reportedRatios.map((r) => ('target' in r ? `${r.name} (target ≥ ${r.target})` : `${r.name} (diagnostic, no target)`)).join(' | ')} |`,
+    `|---|${reportedRatios.map(() => '---:').join('|')}|`,
     ...ratioRows,
     ``,
     ...verdicts.flatMap((v) => [v, '']),

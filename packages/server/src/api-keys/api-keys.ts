@@ -125,9 +125,12 @@ export function refuseBrakedPresenter(presenter: KeyPresenter, what: string): vo
  */
 export function cachedApiKeyGrant(services: { principals: PrincipalCache }, presented: string): Grant | undefined {
   if (!API_KEY_PATTERN.test(presented)) return undefined
-  const presentedHash = sha256Hex(presented)
-  const cached = services.principals.get(presentedHash)
-  if (cached) services.principals.uses.note(presentedHash)
+  return cachedGrantOf(services.principals, sha256Hex(presented))
+}
+
+function cachedGrantOf(principals: PrincipalCache, presentedHash: string): Grant | undefined {
+  const cached = principals.get(presentedHash)
+  if (cached) principals.uses.note(presentedHash)
   return cached
 }
 
@@ -135,9 +138,9 @@ export async function authenticateApiKey(services: { db: Db; principals: Princip
   // Built only when thrown: an Error's stack trace costs more than the cached lookup.
   const invalidKey = () => new AppError('invalid_api_key', 'Invalid API key.')
   if (!API_KEY_PATTERN.test(presented)) throw invalidKey()
-  const cached = cachedApiKeyGrant(services, presented)
-  if (cached) return cached
   const presentedHash = sha256Hex(presented)
+  const cached = cachedGrantOf(services.principals, presentedHash)
+  if (cached) return cached
   refuseBrakedPresenter(presenter, 'an invalid API key')
   const generation = services.principals.currentGeneration()
   const [row] = await activeKeyByHash(services.db).execute({ keyHash: presentedHash })
