@@ -247,6 +247,8 @@ describe('a rotated page with a CropBox', () => {
     const overlay = page.locator('[data-page-overlay="1"]')
     await overlay.waitFor()
     await page.getByRole('group', { name: 'Field to place' }).getByRole('button', { name: 'Initials', exact: true }).click()
+    // The toolbar (ten field types) and the Roles card push the page down: bring it into view before clicking on it.
+    await overlay.scrollIntoViewIfNeeded()
     const box = await overlay.boundingBox()
     if (!box) throw new Error('no page')
     expect(box.width / box.height).toBeCloseTo(648 / 540, 2)

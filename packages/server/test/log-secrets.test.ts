@@ -89,7 +89,7 @@ describe('a server without SMTP_URL', () => {
   })
 
   it('code e-mails carry the code in their body only, never in the subject', () => {
-    const mail = codeMail({ title: 'Lease 2026', signerName: 'Ann', code: '734505', validMinutes: 10 })
+    const mail = codeMail({ title: 'Lease 2026', signerName: 'Ann', code: '734505', validMinutes: 10, language: 'en' })
     expect(mail.subject).toBe('Here is your code to open "Lease 2026"')
     expect(mail.text).toContain('734505')
   })

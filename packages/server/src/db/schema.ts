@@ -174,7 +174,8 @@ export const blobs = pgTable('blobs', {
   createdAt: createdAt(),
 })
 
-export const FIELD_TYPES = ['signature', 'initials', 'date', 'text', 'checkbox'] as const
+/** The spec's five field types, then the extension's (issue 22): radio, dropdown, number, email, name. */
+export const FIELD_TYPES = ['signature', 'initials', 'date', 'text', 'checkbox', 'radio', 'dropdown', 'number', 'email', 'name'] as const
 export type FieldType = (typeof FIELD_TYPES)[number]
 
 /** A field placed on a template page: page 1-based, PDF points from the page's top-left. */
@@ -188,6 +189,13 @@ export interface TemplateField {
   height: number
   required: boolean
   label?: string
+  /** Extension: the identifier a send's prefill names the field by, unique in its template. */
+  name?: string
+  /** Extension: the choices of a radio or dropdown field (and only theirs). */
+  options?: string[]
+  /** Extension: a number field's bounds, inclusive. */
+  min?: number
+  max?: number
 }
 
 export const templates = pgTable(
@@ -333,7 +341,13 @@ export const instancePki = pgTable('instance_pki', {
 
 /** A signer's entry for one field. Dates are filled by the server at signing time. */
 export type StoredFieldValue =
-  { type: 'signature' | 'initials'; imageSha256: string } | { type: 'date' | 'text'; text: string } | { type: 'checkbox'; checked: boolean }
+  | { type: 'signature' | 'initials'; imageSha256: string }
+  | { type: TextualFieldType; text: string }
+  | { type: 'number'; number: number }
+  | { type: 'checkbox'; checked: boolean }
+
+/** The field types whose entry is one line of text (a radio's or dropdown's is the option chosen). */
+export type TextualFieldType = 'date' | 'text' | 'email' | 'name' | 'radio' | 'dropdown'
 
 export const SIGNER_STATUSES = ['pending', 'viewed', 'signed', 'declined'] as const
 export type SignerStatus = (typeof SIGNER_STATUSES)[number]

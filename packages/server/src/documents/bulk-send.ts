@@ -6,14 +6,16 @@ import { startAuditTrails } from '../audit/audit-trail.ts'
 import { assertBulkAllowed, quoteUsage } from '../billing/metering.ts'
 import type { Db } from '../db/client.ts'
 import { insertMany } from '../db/bulk-insert.ts'
-import { bulkRequests, documents, signers } from '../db/schema.ts'
+import { bulkRequests, documents, signers, type TemplateRole } from '../db/schema.ts'
 import { AppError, invalid } from '../errors.ts'
 import { sha256Hex } from '../lib/crypto.ts'
+import { roleNameIn } from '../templates/roles.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import type { Services } from '../services.ts'
 import { defaultDocumentTitle, findTemplateToSend, sentEvent } from './create-document.ts'
 import type { BulkRecipient, BulkSendInput, BulkSendResult } from './documents.schemas.ts'
 import { invitationMessage, issueSigningLink } from './invitations.ts'
+import { mailLanguageFor } from '../signing/i18n/signer-language-setting.ts'
 
 /** Recipients per transaction: each batch commits whole (documents, signers, invitations, usage, audit) or not at all. */
 const BATCH_SIZE = 250
@@ -118,11 +120,12 @@ function noteFor(result: BulkSendResult, duplicates: number, resumed: number): s
 async function sendBatch(
   services: BulkServices,
   actor: Actor,
-  template: { id: string; name: string },
+  template: { id: string; name: string; roleNames: TemplateRole[] | null },
   bulkRequestId: string,
   batch: BulkRecipient[],
 ): Promise<{ documentId: string; email: string }[]> {
   const now = services.clock.now()
+  const roleName = roleNameIn(template.roleNames, 0)
   return services.db.transaction(async (tx) => {
     const usage = await quoteUsage(tx, actor, { kind: 'send', channel: 'bulk', wanted: batch.length, now })
     const allowed = batch.slice(0, usage.allowed).map((r) => ({
@@ -150,7 +153,16 @@ async function sendBatch(
     await insertMany(
       tx,
       signers,
-      allowed.map((r) => ({ documentId: r.documentId, role: 0, position: 0, email: r.email, name: r.name ?? null, tokenHash: r.tokenHash, invitedAt: now })),
+      allowed.map((r) => ({
+        documentId: r.documentId,
+        role: 0,
+        roleName,
+        position: 0,
+        email: r.email,
+        name: r.name ?? null,
+        tokenHash: r.tokenHash,
+        invitedAt: now,
+      })),
     )
     await startAuditTrails(
       tx,
@@ -159,10 +171,21 @@ async function sendBatch(
         events: [{ ...sentEvent(actor, template.id, 1, now), data: { template_id: template.id, signers: 1, bulk_request_id: bulkRequestId } }],
       })),
     )
+    // A bulk send has no language of its own: the workspace's default, else English.
+    const language = await mailLanguageFor(tx, actor.orgId, null)
     await enqueueMail(
       tx,
       allowed.map((r) =>
-        invitationMessage(actor, { documentId: r.documentId, to: r.email, signerName: r.name ?? null, link: r.link, title: r.title, expiresAt: null }),
+        invitationMessage(actor, {
+          documentId: r.documentId,
+          to: r.email,
+          signerName: r.name ?? null,
+          roleName,
+          link: r.link,
+          title: r.title,
+          expiresAt: null,
+          language,
+        }),
       ),
     )
     await usage.record(allowed.map((r) => r.documentId))

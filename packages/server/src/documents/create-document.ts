@@ -5,7 +5,7 @@ import { auditedActor, type Actor } from '../actors/actor.ts'
 import { startAuditTrails, type AuditEventInput } from '../audit/audit-trail.ts'
 import { quoteUsage, usageChannelOf } from '../billing/metering.ts'
 import type { Db } from '../db/client.ts'
-import { documents, signers, templates, type CopyRecipient } from '../db/schema.ts'
+import { documents, signers, templates, type CopyRecipient, type TemplateField, type TemplateRole } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { isUuid } from '../lib/ids.ts'
 import { parseUtcDateTime } from '../lib/utc-date-time.ts'
@@ -14,11 +14,21 @@ import type { Services } from '../services.ts'
 import type { CreateDocumentInput, MultiPartyCreated, SingleSignerCreated } from './documents.schemas.ts'
 import { domainWarnings } from './domain-warnings.ts'
 import { invitationMessage, issueSigningLink } from './invitations.ts'
+import { resolvePrefill } from './prefill.ts'
+import { mailLanguageFor } from '../signing/i18n/signer-language-setting.ts'
 import { firstReminderAt, scheduleForSend } from './reminders.ts'
 import { checkSigningOrders, firstStep, invitedAtSend } from './signing-order.ts'
+import { withTemplateRoles } from './template-roles-at-send.ts'
 
-/** One signer of the request: the single `signer` is role 0 with no order. */
-type Recipient = { role: number; email: string; name?: string | null | undefined; auth_required?: boolean | undefined; order?: number | undefined }
+/** One signer of the request: the single `signer` is role 0 with no order; with the template's name of its role (null: "Party N"). */
+type Recipient = {
+  role: number
+  email: string
+  name?: string | null | undefined
+  auth_required?: boolean | undefined
+  order?: number | undefined
+  roleName: string | null
+}
 
 /** A party as a program's error names it: the people's label with the API's role number. */
 const partyAndRole = (role: number): string => `${partyLabel(role)} (role ${role})`
@@ -37,10 +47,12 @@ export async function createDocument(
 
   const template = await findTemplateToSend(db, actor, input.template_id)
 
-  const recipients: Recipient[] = input.signer ? [{ ...input.signer, role: 0 }] : (input.signers ?? [])
-  checkRoles(template.roles, recipients, input.signer !== undefined)
-  checkSigningOrders(recipients)
+  const requested = input.signer ? [{ ...input.signer, role: 0 }] : (input.signers ?? [])
+  checkRoles(template.roles, requested, input.signer !== undefined)
+  checkSigningOrders(requested)
+  const recipients: Recipient[] = withTemplateRoles(requested, template.roleNames, input.signer !== undefined)
   const cc = checkCopyRecipients(input.cc, recipients)
+  const prefill = resolvePrefill(template.fields, input.fields)
   const first = firstStep(recipients)
   // Without mail the code could reach no one (codes are never logged or kept): say so now, not on the signer's page.
   const needsCode = recipients.findIndex((r) => r.auth_required)
@@ -59,6 +71,7 @@ export async function createDocument(
     const usage = await quoteUsage(tx, actor, { kind: 'send', channel: usageChannelOf(actor), wanted: 1, now })
     if (usage.refusal) throw usage.refusal
     const schedule = await scheduleForSend(tx, actor.orgId, input.reminders)
+    const language = await mailLanguageFor(tx, actor.orgId, input.language ?? null)
     const [document] = await tx
       .insert(documents)
       .values({
@@ -72,6 +85,8 @@ export async function createDocument(
         reminders: schedule,
         sentByUserId: actor.user?.id ?? null,
         cc,
+        prefill,
+        language: input.language ?? null,
       })
       .returning({ id: documents.id })
     if (!document) throw new Error('insert returned no row')
@@ -87,11 +102,19 @@ export async function createDocument(
           authRequired: r.auth_required ?? false,
           tokenHash: r.tokenHash,
           signingOrder: r.order ?? null,
+          roleName: r.roleName,
           invitedAt: r.invitedNow ? now : null,
           nextReminderAt: r.invitedNow ? firstReminderAt(schedule, now) : null,
         })),
       )
-      .returning({ id: signers.id, role: signers.role, email: signers.email, authRequired: signers.authRequired, order: signers.signingOrder })
+      .returning({
+        id: signers.id,
+        role: signers.role,
+        email: signers.email,
+        authRequired: signers.authRequired,
+        order: signers.signingOrder,
+        roleName: signers.roleName,
+      })
     await usage.record([document.id])
     await startAuditTrails(tx, [{ document: { id: document.id, orgId: actor.orgId }, events: [sentEvent(actor, template.id, signerRows.length, now)] }])
     await enqueueMail(
@@ -103,12 +126,14 @@ export async function createDocument(
             documentId: document.id,
             to: r.email,
             signerName: r.name ?? null,
+            roleName: r.roleName,
             link: r.link,
             // One name for the document everywhere: the invitation, a re-sent one, the cancellation and the signing page.
             title,
             expiresAt,
             customSubject: input.invite_subject,
             customMessage: input.invite_message,
+            language,
           }),
         ),
     )
@@ -129,6 +154,7 @@ export async function createDocument(
       email: s.email,
       auth_required: s.authRequired,
       ...(s.order === null ? {} : { order: s.order }),
+      ...(s.roleName === null ? {} : { role_name: s.roleName }),
     })),
     ...(warnings.length > 0 ? { domain_warnings: warnings } : {}),
   }
@@ -148,10 +174,14 @@ export function defaultDocumentTitle(templateName: string, firstSigner: { email:
 }
 
 /** The org's live template a send names, or the spec's 400 (an unknown or deleted template is a bad request, not a 404). */
-export async function findTemplateToSend(db: Db, principal: Principal, templateId: string): Promise<{ id: string; name: string; roles: number[] }> {
+export async function findTemplateToSend(
+  db: Db,
+  principal: Principal,
+  templateId: string,
+): Promise<{ id: string; name: string; roles: number[]; fields: TemplateField[]; roleNames: TemplateRole[] | null }> {
   const [template] = isUuid(templateId)
     ? await db
-        .select({ id: templates.id, name: templates.name, roles: templates.roles })
+        .select({ id: templates.id, name: templates.name, roles: templates.roles, fields: templates.fields, roleNames: templates.roleNames })
         .from(templates)
         .where(and(eq(templates.id, templateId), eq(templates.orgId, principal.orgId), isNull(templates.deletedAt)))
     : []

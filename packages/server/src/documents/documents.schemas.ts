@@ -2,7 +2,9 @@ import { Type, type Static } from 'typebox'
 import { AUDIT_EVENT_TYPES, AUTH_METHODS } from '@signet/vocabulary'
 import { DOCUMENT_STATUSES, SIGNER_STATUSES, VOIDED_REASONS } from '../db/schema.ts'
 import { MAX_ROLE } from '../templates/fields.ts'
+import { PrefillInput } from './prefill.ts'
 import { ReminderScheduleInput, Reminders } from './reminders.ts'
+import { SignerLanguageInput } from '../signing/i18n/signer-language-setting.ts'
 import { NullableTimestamp, Offset, Timestamp } from '../lib/schemas.ts'
 import { displayName } from '../lib/visible-text.ts'
 
@@ -27,8 +29,13 @@ export const SigningOrder = Type.Integer({
   minimum: 1,
   maximum: MAX_SIGNING_ORDER,
   description:
-    'extension: the step at which this signer signs (1, 2, 3…; signers with the same number sign in parallel). Only the lowest unfinished step is invited; the next is invited when it is done. Give it on every signer or on none (none: everyone at once).',
+    "extension: the step at which this signer signs (1, 2, 3…; signers with the same number sign in parallel). Only the lowest unfinished step is invited; the next is invited when it is done. Give it on every signer or on none (none: the template's default steps when it has them, else everyone at once).",
 })
+
+/** Extension: a signer's template role name, copied when the document was sent. */
+const RoleNameOfSigner = Type.Optional(
+  Type.String({ description: 'extension, only when the template named this role: its name when the document was sent ("Landlord")' }),
+)
 
 export const PartySignerInput = Type.Object(
   {
@@ -36,7 +43,12 @@ export const PartySignerInput = Type.Object(
     email: Email,
     name: SignerName,
     auth_required: AuthRequired,
-    order: Type.Optional(SigningOrder),
+    order: Type.Optional(
+      Type.Union([
+        SigningOrder,
+        Type.Null({ description: "extension: null on every signer sends to everyone at once, whatever the template's default steps" }),
+      ]),
+    ),
   },
   { additionalProperties: false },
 )
@@ -65,6 +77,8 @@ export const CreateDocumentBody = Type.Object(
     invite_message: Type.Optional(Type.String({ maxLength: 2000 })),
     reminders: Type.Optional(Reminders),
     cc: Type.Optional(CopyRecipients),
+    fields: Type.Optional(PrefillInput),
+    language: Type.Optional(SignerLanguageInput),
   },
   { additionalProperties: false, description: 'Exactly one of signer and signers.' },
 )
@@ -94,7 +108,8 @@ export const MultiPartyCreated = Type.Object(
           role: Type.Integer(),
           email: Type.String(),
           auth_required: Type.Boolean(),
-          order: Type.Optional(Type.Integer({ description: 'extension: only when the request gave signing orders' })),
+          order: Type.Optional(Type.Integer({ description: "extension: only when the request (or the template's default steps) gave signing orders" })),
+          role_name: RoleNameOfSigner,
         },
         { additionalProperties: false },
       ),
@@ -207,6 +222,9 @@ export const DocumentView = Type.Object(
         description: 'extension, only when the document has copy recipients: who gets the completed PDF',
       }),
     ),
+    language: Type.Optional(
+      Type.String({ description: 'extension, only when the document was sent with a language: the language of its signer pages and e-mails' }),
+    ),
     signers: Type.Array(
       Type.Object(
         {
@@ -226,6 +244,7 @@ export const DocumentView = Type.Object(
             description:
               'extension, only on a document sent with a signing order: when the invitation went out; null while the signer waits for an earlier step',
           }),
+          role_name: RoleNameOfSigner,
         },
         { additionalProperties: false },
       ),

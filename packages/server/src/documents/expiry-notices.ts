@@ -5,6 +5,7 @@ import type { Db } from '../db/client.ts'
 import { documents, memberships, orgs, signers, users } from '../db/schema.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import { expiredNoticeMail } from '../mail/templates.ts'
+import { mailLanguage } from '../signing/i18n/languages.ts'
 import { issueSigningLink, reinvitationMessage } from './invitations.ts'
 
 /*
@@ -61,6 +62,8 @@ async function warnDocument(db: Db, documentId: string, now: Date, publicUrl: st
         inviteSubject: documents.inviteSubject,
         inviteMessage: documents.inviteMessage,
         orgName: orgs.name,
+        documentLanguage: documents.language,
+        workspaceLanguage: orgs.signerLanguage,
       })
       .from(documents)
       .innerJoin(orgs, eq(orgs.id, documents.orgId))
@@ -72,7 +75,7 @@ async function warnDocument(db: Db, documentId: string, now: Date, publicUrl: st
     // Invited more than a day before the expiry: someone invited today needs no warning on top of their invitation.
     const invitedBefore = new Date(document.expiresAt.getTime() - WARNING_MS)
     const waiting = await tx
-      .select({ id: signers.id, email: signers.email, name: signers.name })
+      .select({ id: signers.id, email: signers.email, name: signers.name, roleName: signers.roleName })
       .from(signers)
       .where(and(eq(signers.documentId, document.id), inArray(signers.status, ['pending', 'viewed']), lte(signers.invitedAt, invitedBefore)))
     const links = waiting.map((signer) => ({ signer, ...issueSigningLink(publicUrl) }))
@@ -90,7 +93,9 @@ async function warnDocument(db: Db, documentId: string, now: Date, publicUrl: st
     )
     await enqueueMail(
       tx,
-      links.map(({ signer, link }) => reinvitationMessage(document, signer, link, 'expiring')),
+      links.map(({ signer, link }) =>
+        reinvitationMessage({ ...document, language: mailLanguage(document.documentLanguage, document.workspaceLanguage) }, signer, link, 'expiring'),
+      ),
     )
     return links.length
   })

@@ -29,6 +29,7 @@ const documentWithSignersInOrg = preparedPer((db) =>
         renderFailedAt: true,
         reminders: true,
         cc: true,
+        language: true,
       },
       with: {
         signers: {
@@ -45,6 +46,7 @@ const documentWithSignersInOrg = preparedPer((db) =>
             authVerified: true,
             signingOrder: true,
             invitedAt: true,
+            roleName: true,
           },
           orderBy: [asc(signers.position)],
         },

@@ -42,6 +42,7 @@ export const presentDocument = (row: DocumentStatusRow): DocumentView => {
     signed_pdf_error: row.status === 'completed' && !row.signedPdfSha256 ? row.sealError : null,
     ...(row.reminders ? { reminders: row.reminders } : {}),
     ...(row.cc ? { cc: row.cc } : {}),
+    ...(row.language ? { language: row.language } : {}),
     signers: row.signers.map((s) => ({
       id: s.id,
       role: s.role,
@@ -54,6 +55,8 @@ export const presentDocument = (row: DocumentStatusRow): DocumentView => {
       auth_required: s.authRequired,
       auth_verified: s.authVerified,
       ...(sequential ? { order: s.signingOrder ?? 1, invited_at: s.invitedAt?.toISOString() ?? null } : {}),
+      // Only a role the template named (the name as it was when the document was sent).
+      ...(s.roleName === null ? {} : { role_name: s.roleName }),
     })),
   }
 }

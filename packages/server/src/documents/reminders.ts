@@ -8,6 +8,7 @@ import type { Db } from '../db/client.ts'
 import { documents, orgs, signers, type ReminderSchedule } from '../db/schema.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import { isPastExpiry } from '../signing/signing-rules.ts'
+import { mailLanguage } from '../signing/i18n/languages.ts'
 import { issueSigningLink, reinvitationMessage } from './invitations.ts'
 
 /*
@@ -111,6 +112,8 @@ async function remindOne(db: Db, due: { signerId: string; documentId: string }, 
         inviteSubject: documents.inviteSubject,
         inviteMessage: documents.inviteMessage,
         orgName: orgs.name,
+        documentLanguage: documents.language,
+        workspaceLanguage: orgs.signerLanguage,
       })
       .from(documents)
       .innerJoin(orgs, eq(orgs.id, documents.orgId))
@@ -144,7 +147,8 @@ async function remindOne(db: Db, due: { signerId: string; documentId: string }, 
     await appendAuditEvents(tx, document, [
       { type: 'signer.reminded', occurredAt: now, signerId: signer.id, authMethod: 'system', data: { email: signer.email, reminder: count, of: schedule.max } },
     ])
-    await enqueueMail(tx, [reinvitationMessage(document, signer, link, 'reminder')])
+    const language = mailLanguage(document.documentLanguage, document.workspaceLanguage)
+    await enqueueMail(tx, [reinvitationMessage({ ...document, language }, signer, link, 'reminder')])
     return 'sent'
   })
 }

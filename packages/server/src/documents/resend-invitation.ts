@@ -9,6 +9,7 @@ import type { Services } from '../services.ts'
 import { isPastExpiry } from '../signing/signing-rules.ts'
 import type { ResendAccepted } from './documents.schemas.ts'
 import { findDocument } from './find-document.ts'
+import { mailLanguageFor } from '../signing/i18n/signer-language-setting.ts'
 import { issueSigningLink, reinvitationMessage } from './invitations.ts'
 
 /** A signer's inbox is not a target: one re-send per signer per this many seconds (besides the org's hourly limit). */
@@ -74,7 +75,8 @@ export async function resendInvitation(
     await appendAuditEvents(tx, document, [
       { type: 'signer.invitation_resent', occurredAt: now, signerId: signer.id, ...auditedActor(actor), data: { email: signer.email } },
     ])
-    await enqueueMail(tx, [reinvitationMessage({ ...document, orgName: actor.orgName }, signer, link)])
+    const language = await mailLanguageFor(tx, actor.orgId, document.language)
+    await enqueueMail(tx, [reinvitationMessage({ ...document, orgName: actor.orgName, language }, signer, link)])
     return { signer_id: signer.id, email: signer.email }
   })
   services.mail.kick()

@@ -4,6 +4,7 @@ import type { Db } from '../db/client.ts'
 import { documents, signers } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
 import { enqueueMail } from '../mail/outbox.ts'
+import { mailLanguage } from '../signing/i18n/languages.ts'
 import { issueSigningLink, reinvitationMessage } from './invitations.ts'
 import { firstReminderAt } from './reminders.ts'
 
@@ -14,11 +15,14 @@ import { firstReminderAt } from './reminders.ts'
  * once it commits). Without orders every signer is invited at once, as the spec describes.
  */
 
-/** Orders are all given or all left out: a half-ordered list is more likely a mistake than a plan. */
-export function checkSigningOrders(recipients: { order?: number | undefined }[]): void {
-  const given = recipients.filter((r) => r.order !== undefined).length
+/**
+ * Orders are all given or all left out: a half-ordered list is more likely a mistake than a plan.
+ * A null order (everyone at once, whatever the template's default steps) counts as left out.
+ */
+export function checkSigningOrders(recipients: { order?: number | null | undefined }[]): void {
+  const given = recipients.filter((r) => typeof r.order === 'number').length
   if (given === 0 || given === recipients.length) return
-  const missing = recipients.findIndex((r) => r.order === undefined)
+  const missing = recipients.findIndex((r) => typeof r.order !== 'number')
   throw invalid(
     `signers[${missing}].order is missing: give every signer an order (1, 2, 3…; equal numbers sign in parallel), or none to have everyone sign at once.`,
     {
@@ -41,9 +45,14 @@ export const invitedAtSend = (order: number | undefined, first: number | undefin
  * invites the next step (new links, audited as signer.invited). Call inside the transaction
  * that holds the document's row lock. Returns how many invitations were queued.
  */
-export async function inviteNextStep(tx: Db, document: { id: string; orgId: string }, org: { orgName: string; publicUrl: string }, now: Date): Promise<number> {
+export async function inviteNextStep(
+  tx: Db,
+  document: { id: string; orgId: string },
+  org: { orgName: string; publicUrl: string; workspaceLanguage: string | null },
+  now: Date,
+): Promise<number> {
   const open = await tx
-    .select({ id: signers.id, order: signers.signingOrder, invitedAt: signers.invitedAt, email: signers.email, name: signers.name })
+    .select({ id: signers.id, order: signers.signingOrder, invitedAt: signers.invitedAt, email: signers.email, name: signers.name, roleName: signers.roleName })
     .from(signers)
     .where(and(eq(signers.documentId, document.id), ne(signers.status, 'signed')))
     .orderBy(asc(signers.signingOrder), asc(signers.position))
@@ -58,6 +67,7 @@ export async function inviteNextStep(tx: Db, document: { id: string; orgId: stri
       inviteSubject: documents.inviteSubject,
       inviteMessage: documents.inviteMessage,
       reminders: documents.reminders,
+      documentLanguage: documents.language,
     })
     .from(documents)
     .where(eq(documents.id, document.id))
@@ -80,7 +90,8 @@ export async function inviteNextStep(tx: Db, document: { id: string; orgId: stri
       data: { email: signer.email, order: step },
     })),
   )
-  const inviting = { ...details, id: document.id, orgId: document.orgId, orgName: org.orgName }
+  const language = mailLanguage(details.documentLanguage, org.workspaceLanguage)
+  const inviting = { ...details, id: document.id, orgId: document.orgId, orgName: org.orgName, language }
   await enqueueMail(
     tx,
     links.map(({ signer, link }) => reinvitationMessage(inviting, signer, link)),

@@ -6,6 +6,7 @@ import { invalid } from '../errors.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import { voidedMail } from '../mail/templates.ts'
 import type { Services } from '../services.ts'
+import { mailLanguageFor } from '../signing/i18n/signer-language-setting.ts'
 import { findDocument } from './find-document.ts'
 
 /** sent → voided, atomically; signers who have not signed are told their link no longer works. */
@@ -17,7 +18,7 @@ export async function voidDocument(services: Pick<Services, 'db' | 'clock' | 'ma
       .update(documents)
       .set({ status: 'voided', voidedReason: 'sender', updatedAt: services.clock.now() })
       .where(and(eq(documents.id, document.id), eq(documents.status, 'sent')))
-      .returning({ id: documents.id, title: documents.title })
+      .returning({ id: documents.id, title: documents.title, language: documents.language })
     if (!row) return false
     await appendAuditEvents(tx, { id: row.id, orgId: actor.orgId }, [{ type: 'document.voided', occurredAt: services.clock.now(), ...auditedActor(actor) }])
     const waiting = await tx
@@ -25,13 +26,14 @@ export async function voidDocument(services: Pick<Services, 'db' | 'clock' | 'ma
       .from(signers)
       // Signers still waiting for their step in a signing order were never invited: nothing to call off.
       .where(and(eq(signers.documentId, row.id), inArray(signers.status, ['pending', 'viewed']), isNotNull(signers.invitedAt)))
+    const language = await mailLanguageFor(tx, actor.orgId, row.language)
     await enqueueMail(
       tx,
       waiting.map((s) => ({
         orgId: actor.orgId,
         documentId: row.id,
         to: s.email,
-        ...voidedMail({ orgName: actor.orgName, title: row.title, signerName: s.name }),
+        ...voidedMail({ orgName: actor.orgName, title: row.title, signerName: s.name, language }),
       })),
     )
     return true

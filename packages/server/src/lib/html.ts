@@ -47,6 +47,9 @@ export interface HtmlPage {
   stylesheetUrl: string
   body: SafeHtml
   bodyClass?: string
+  /** The page's language and direction (default English, left to right): the signer's pages set them (signing/i18n). */
+  lang?: string
+  dir?: 'ltr' | 'rtl'
   /** The page's module script and the JSON it boots from (read from #signet-boot). */
   script?: { url: string; boot: Record<string, unknown> }
 }
@@ -55,13 +58,13 @@ export interface HtmlPage {
  * A whole page of ours: no inline script or style (the pages' CSP forbids both), not indexed,
  * no Referer sent (signing links carry their secret in the URL).
  */
-export function htmlPage({ title, stylesheetUrl, body, bodyClass, script }: HtmlPage): string {
+export function htmlPage({ title, stylesheetUrl, body, bodyClass, lang = 'en', dir = 'ltr', script }: HtmlPage): string {
   const scripts = script
     ? html`<script type="application/json" id="signet-boot">${jsonForScript(script.boot)}</script>
 <script type="module" src="${script.url}"></script>`
     : ''
   return html`<!doctype html>
-<html lang="en">
+<html lang="${lang}" dir="${dir}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -1,4 +1,10 @@
-/** Plain-text and HTML bodies of the mails the service sends. User-supplied text is always escaped in HTML. */
+/**
+ * Plain-text and HTML bodies of the mails the service sends. User-supplied text is always escaped in HTML.
+ * Mails to signers and copy recipients are written in their language (signing/i18n: the document's, else
+ * the workspace's, else English); mails to members of a workspace are in English.
+ */
+import { translator, type Translator } from '../signing/i18n/catalog.ts'
+import { DEFAULT_LANGUAGE, directionOf, type SignerLanguage } from '../signing/i18n/languages.ts'
 
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c)
 
@@ -8,15 +14,22 @@ const paragraphs = (text: string): string =>
     .map((p) => `<p style="margin:0 0 16px">${escapeHtml(p).replace(/\n/g, '<br>')}</p>`)
     .join('')
 
-function layout(inner: string): string {
-  return `<!doctype html><html><body style="margin:0;background:#f4f5f7;font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;color:#1f2933">
+function layout(inner: string, t: Translator = translator(DEFAULT_LANGUAGE)): string {
+  return `<!doctype html><html lang="${t.language}" dir="${directionOf(t.language)}"><body style="margin:0;background:#f4f5f7;font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;color:#1f2933">
 <div style="max-width:560px;margin:32px auto;background:#fff;border-radius:8px;padding:32px">${inner}
-<p style="margin:24px 0 0;font-size:12px;color:#7b8794">Sent by Signet, the open-source e-signature service.</p></div></body></html>`
+<p style="margin:24px 0 0;font-size:12px;color:#7b8794">${escapeHtml(t.text('mail.footer'))}</p></div></body></html>`
 }
 
 export type Mail = { subject: string; text: string; html: string }
 
-const greetingFor = (name: string | null) => (name ? `Hello ${name},` : 'Hello,')
+const greetingFor = (name: string | null, t: Translator = translator(DEFAULT_LANGUAGE)) =>
+  name ? t.text('mail.greeting', { name }) : t.text('mail.greetingNoName')
+
+/** A mail to a signer or copy recipient: greeting and body paragraphs, in their language. */
+function signerMail(t: Translator, subject: string, name: string | null, body: string): Mail {
+  const greeting = greetingFor(name, t)
+  return { subject, text: `${greeting}\n\n${body}`, html: layout(paragraphs(greeting) + paragraphs(body), t) }
+}
 
 export interface InvitationMailInput {
   orgName: string
@@ -28,70 +41,86 @@ export interface InvitationMailInput {
   customMessage?: string | undefined
   /** A reminder, or the warning the day before expiry: the same invitation, said to be one, with a new link. */
   reason?: 'reminder' | 'expiring' | undefined
+  /** The template's name of the signer's role ("Landlord"); null or absent for an unnamed one. */
+  roleName?: string | null | undefined
+  language: SignerLanguage
 }
 
 export function invitationMail(input: InvitationMailInput): Mail {
+  const t = translator(input.language)
+  const names = { org: input.orgName, title: input.title }
   // An empty custom subject means none (as an empty message does): never send a blank subject line.
-  const invitationSubject = input.customSubject || `${input.orgName} sent you "${input.title}" to sign`
-  const greeting = greetingFor(input.signerName)
-  const newLink = 'This e-mail has a new link; the one in earlier e-mails no longer works.'
+  const invitationSubject = input.customSubject || t.text('mail.invitation.subject', names)
+  const greeting = greetingFor(input.signerName, t)
+  const newLink = t.text('mail.invitation.newLink')
   const { subject, intro } =
     input.reason === 'reminder'
       ? {
-          subject: `Reminder: ${invitationSubject}`,
-          intro: `A reminder: ${input.orgName} is still waiting for you to review and sign "${input.title}". ${newLink}`,
+          subject: t.text('mail.invitation.reminderSubject', { subject: invitationSubject }),
+          intro: `${t.text('mail.invitation.reminderIntro', names)} ${newLink}`,
         }
       : input.reason === 'expiring'
         ? {
-            subject: `Expires soon: ${invitationSubject}`,
-            intro: `"${input.title}", sent to you by ${input.orgName}, can be signed for one more day only. ${newLink}`,
+            subject: t.text('mail.invitation.expiringSubject', { subject: invitationSubject }),
+            intro: `${t.text('mail.invitation.expiringIntro', names)} ${newLink}`,
           }
-        : { subject: invitationSubject, intro: `${input.orgName} has asked you to review and sign "${input.title}".` }
-  const expiry = input.expiresAt ? `This request expires on ${input.expiresAt.toUTCString()}.` : ''
-  const text = [greeting, intro, input.customMessage ?? '', `Open the document: ${input.link}`, expiry, 'This link is personal: do not forward it.']
+        : { subject: invitationSubject, intro: t.text('mail.invitation.intro', names) }
+  const role = input.roleName ? t.text('mail.invitation.role', { role: input.roleName }) : ''
+  const expiry = input.expiresAt ? t.text('mail.invitation.expires', { date: t.dateTime(input.expiresAt) }) : ''
+  const personal = t.text('mail.invitation.personal')
+  const text = [greeting, intro, role, input.customMessage ?? '', t.text('mail.invitation.open', { link: input.link }), expiry, personal]
     .filter(Boolean)
     .join('\n\n')
   const html = layout(
-    `${paragraphs(greeting)}${paragraphs(intro)}${input.customMessage ? `<blockquote style="margin:0 0 16px;padding:12px 16px;border-left:3px solid #3b82f6;background:#f0f6ff">${paragraphs(input.customMessage)}</blockquote>` : ''}
-<p style="margin:24px 0"><a href="${escapeHtml(input.link)}" style="background:#1d4ed8;color:#fff;padding:12px 20px;border-radius:6px;text-decoration:none;font-weight:600">Review and sign</a></p>
-${expiry ? paragraphs(expiry) : ''}<p style="font-size:13px;color:#52606d">Or paste this link into your browser: ${escapeHtml(input.link)}<br>This link is personal: do not forward it.</p>`,
+    `${paragraphs(greeting)}${paragraphs(intro)}${role ? paragraphs(role) : ''}${input.customMessage ? `<blockquote dir="auto" style="margin:0 0 16px;padding:12px 16px;border-inline-start:3px solid #3b82f6;background:#f0f6ff">${paragraphs(input.customMessage)}</blockquote>` : ''}
+<p style="margin:24px 0"><a href="${escapeHtml(input.link)}" style="background:#1d4ed8;color:#fff;padding:12px 20px;border-radius:6px;text-decoration:none;font-weight:600">${escapeHtml(t.text('mail.invitation.button'))}</a></p>
+${expiry ? paragraphs(expiry) : ''}<p style="font-size:13px;color:#52606d">${escapeHtml(t.text('mail.pasteLink', { link: input.link }))}<br>${escapeHtml(personal)}</p>`,
+    t,
   )
   return { subject, text, html }
 }
 
-export function voidedMail(input: { orgName: string; title: string; signerName: string | null }): Mail {
-  const subject = `"${input.title}" has been cancelled`
-  const greeting = greetingFor(input.signerName)
-  const body = `${input.orgName} has cancelled the signature request for "${input.title}". You no longer need to sign it, and its link no longer works.`
-  return { subject, text: `${greeting}\n\n${body}`, html: layout(paragraphs(greeting) + paragraphs(body)) }
+export function voidedMail(input: { orgName: string; title: string; signerName: string | null; language: SignerLanguage }): Mail {
+  const t = translator(input.language)
+  const names = { org: input.orgName, title: input.title }
+  return signerMail(t, t.text('mail.voided.subject', names), input.signerName, t.text('mail.voided.body', names))
 }
 
-export function codeMail(input: { title: string; signerName: string | null; code: string; validMinutes: number }): Mail {
+export function codeMail(input: { title: string; signerName: string | null; code: string; validMinutes: number; language: SignerLanguage }): Mail {
+  const t = translator(input.language)
   // Never the code itself: subjects show in notifications, mail lists and logs that bodies never reach.
-  const subject = `Here is your code to open "${input.title}"`
-  const body = `Enter this code on the signing page to open "${input.title}". It works once, for ${input.validMinutes} minutes.`
-  const ignore = 'If you did not ask for it, you can ignore this e-mail: nobody can open the document without the code.'
+  const subject = t.text('mail.code.subject', { title: input.title })
+  const body = t.text('mail.code.body', { title: input.title, minutes: input.validMinutes })
+  const ignore = t.text('mail.code.ignore')
+  const greeting = greetingFor(input.signerName, t)
   return {
     subject,
-    text: [greetingFor(input.signerName), body, input.code, ignore].join('\n\n'),
+    text: [greeting, body, input.code, ignore].join('\n\n'),
     html: layout(
-      `${paragraphs(greetingFor(input.signerName))}${paragraphs(body)}<p style="margin:24px 0;font-size:32px;letter-spacing:8px;font-weight:700;font-family:Menlo,Consolas,monospace">${escapeHtml(input.code)}</p>${paragraphs(ignore)}`,
+      `${paragraphs(greeting)}${paragraphs(body)}<p dir="ltr" style="margin:24px 0;font-size:32px;letter-spacing:8px;font-weight:700;font-family:Menlo,Consolas,monospace">${escapeHtml(input.code)}</p>${paragraphs(ignore)}`,
+      t,
     ),
   }
 }
 
-export function completedMail(input: { orgName: string; title: string; signerName: string | null; signerCount: number; copy?: boolean }): Mail {
-  const subject = `"${input.title}" is complete`
-  const body = input.copy
-    ? `${input.signerCount === 1 ? 'The signer has' : `All ${input.signerCount} parties have`} signed "${input.title}", sent by ${input.orgName}, who asked for you to receive a copy. The signed PDF, with its signing certificate, is attached.`
-    : `${input.signerCount === 1 ? 'You have signed' : `All ${input.signerCount} parties have signed`} "${input.title}", sent by ${input.orgName}. The signed PDF, with its signing certificate, is attached. Keep it for your records.`
-  return { subject, text: `${greetingFor(input.signerName)}\n\n${body}`, html: layout(paragraphs(greetingFor(input.signerName)) + paragraphs(body)) }
+export function completedMail(input: {
+  orgName: string
+  title: string
+  signerName: string | null
+  signerCount: number
+  copy?: boolean
+  language: SignerLanguage
+}): Mail {
+  const t = translator(input.language)
+  const values = { org: input.orgName, title: input.title, count: input.signerCount }
+  const body = t.text(input.copy ? 'mail.completed.copyBody' : 'mail.completed.body', values)
+  return signerMail(t, t.text('mail.completed.subject', values), input.signerName, body)
 }
 
-export function declinedMail(input: { orgName: string; title: string; signerName: string | null; declinedBy: string }): Mail {
-  const subject = `"${input.title}" was declined`
-  const body = `${input.declinedBy} declined to sign "${input.title}", sent by ${input.orgName}. The signature request is closed: you no longer need to sign it, and its link no longer works.`
-  return { subject, text: `${greetingFor(input.signerName)}\n\n${body}`, html: layout(paragraphs(greetingFor(input.signerName)) + paragraphs(body)) }
+export function declinedMail(input: { orgName: string; title: string; signerName: string | null; declinedBy: string; language: SignerLanguage }): Mail {
+  const t = translator(input.language)
+  const values = { org: input.orgName, title: input.title, person: input.declinedBy }
+  return signerMail(t, t.text('mail.declined.subject', values), input.signerName, t.text('mail.declined.body', values))
 }
 
 /** To the sender (or the workspace's owners) when a document expired before everyone signed. */

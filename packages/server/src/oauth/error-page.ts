@@ -1,4 +1,5 @@
 import type { ErrorOut } from 'oidc-provider'
+import { translator } from '../signing/i18n/catalog.ts'
 import { statusPage } from '../signing/web/pages.ts'
 
 /**
@@ -9,6 +10,7 @@ import { statusPage } from '../signing/web/pages.ts'
 export function renderOAuthError(out: ErrorOut): string {
   const detail = out.error_description ? `${out.error_description.charAt(0).toUpperCase()}${out.error_description.slice(1)}.` : ''
   return statusPage({
+    t: translator('en'),
     tone: 'error',
     title: 'Connect an app',
     heading: 'This connection request did not work',

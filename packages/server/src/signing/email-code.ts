@@ -7,6 +7,7 @@ import { AppError, invalid } from '../errors.ts'
 import { digestsEqual, randomToken, sha256Hex } from '../lib/crypto.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import { codeMail } from '../mail/templates.ts'
+import type { SignerLanguage } from './i18n/languages.ts'
 import type { Services } from '../services.ts'
 import { actorOf, lockSignerState, type RequestMeta } from './locked-state.ts'
 import type { SignerContext } from './signer-context.ts'
@@ -109,6 +110,8 @@ export async function sendSigningCode(
   services: Pick<Services, 'db' | 'clock' | 'mail'>,
   context: SignerContext,
   meta: RequestMeta,
+  /** The mail's language: the page's, which asked for the code (signing/i18n). */
+  language: SignerLanguage,
 ): Promise<{ sent_to: string; resend_in_seconds: number }> {
   const now = services.clock.now()
   if (!context.signer.authRequired) throw invalid('This signing link does not need an e-mail code.')
@@ -134,7 +137,7 @@ export async function sendSigningCode(
         documentId: state.document.id,
         to: state.signer.email,
         sensitive: true,
-        ...codeMail({ title: state.document.title, signerName: state.signer.name, code, validMinutes: CODE_VALID_MINUTES }),
+        ...codeMail({ title: state.document.title, signerName: state.signer.name, code, validMinutes: CODE_VALID_MINUTES, language }),
       },
     ])
     await appendAuditEvents(tx, state.document, [{ type: 'signer.code_sent', occurredAt: now, ...actorOf(state.signer, meta) }])

@@ -1,5 +1,6 @@
-import type { StoredFieldValue, TemplateField } from '../db/schema.ts'
+import type { FieldType, PrefilledValue, StoredFieldValue, TemplateField } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
+import { isEmailAddress } from '../lib/email-address.ts'
 import { unprintableCharacters } from './text/font-catalog.ts'
 
 export const MAX_IMAGE_BYTES = 256 * 1024
@@ -9,8 +10,11 @@ export const MAX_TEXT_LENGTH = 500
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
 const PNG_DATA_URL = /^data:image\/png;base64,([A-Za-z0-9+/]+={0,2})$/
 
-/** A field entry as the signing page submits it. */
-export type SubmittedValue = string | boolean
+/** A field entry as the signing page submits it (numbers for number fields). */
+export type SubmittedValue = string | boolean | number
+
+/** A field of the signer's, with its index in the template as id, and what the sender prefilled in it. */
+export type SignerFieldWithPrefill = TemplateField & { id: number; prefill?: PrefilledValue | undefined }
 
 export interface ParsedValues {
   /** By field index (as a string, like the submission). Images are referenced by `imageSha256` after storing. */
@@ -55,35 +59,41 @@ export function maxSubmissionBytes(fields: TemplateField[]): number {
         bytes += 'data:image/png;base64,'.length + Math.ceil(MAX_IMAGE_BYTES / 3) * 4
         break
       case 'text':
+      case 'email':
+      case 'name':
+      case 'radio':
+      case 'dropdown':
         bytes += MAX_TEXT_LENGTH * MAX_JSON_BYTES_PER_CHAR
         break
       case 'checkbox':
       case 'date':
+      case 'number':
         break
     }
   }
   return bytes
 }
 
-const describe = (id: number, field: TemplateField) => `Field ${id} (${field.label ?? field.type}, page ${field.page})`
-
+export const describeField = (id: number, field: TemplateField) => `Field ${id} (${field.label ?? field.name ?? field.type}, page ${field.page})`
 function parsePng(id: number, field: TemplateField, value: SubmittedValue): Uint8Array {
   const match = typeof value === 'string' ? PNG_DATA_URL.exec(value) : null
-  if (!match?.[1]) throw invalid(`${describe(id, field)} needs a PNG image as a data: URL (data:image/png;base64,…).`)
+  if (!match?.[1]) throw invalid(`${describeField(id, field)} needs a PNG image as a data: URL (data:image/png;base64,…).`, { field: `/values/${id}` })
   const png = Buffer.from(match[1], 'base64')
   if (png.byteLength > MAX_IMAGE_BYTES) {
-    throw invalid(`${describe(id, field)}: the signature image is ${Math.ceil(png.byteLength / 1024)} KiB; the limit is ${MAX_IMAGE_BYTES / 1024} KiB.`)
+    throw invalid(`${describeField(id, field)}: the signature image is ${Math.ceil(png.byteLength / 1024)} KiB; the limit is ${MAX_IMAGE_BYTES / 1024} KiB.`, {
+      field: `/values/${id}`,
+    })
   }
   // IHDR follows the 8-byte signature: length(4) "IHDR"(4) width(4) height(4).
   const isPng = png.byteLength > 24 && png.subarray(0, 8).equals(PNG_SIGNATURE) && png.toString('latin1', 12, 16) === 'IHDR'
-  if (!isPng) throw invalid(`${describe(id, field)}: the image is not a valid PNG.`)
+  if (!isPng) throw invalid(`${describeField(id, field)}: the image is not a valid PNG.`, { field: `/values/${id}` })
   const width = png.readUInt32BE(16)
   const height = png.readUInt32BE(20)
   if (width === 0 || height === 0 || width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE) {
-    throw invalid(`${describe(id, field)}: the image must be between 1 and ${MAX_IMAGE_SIDE} pixels on each side.`)
+    throw invalid(`${describeField(id, field)}: the image must be between 1 and ${MAX_IMAGE_SIDE} pixels on each side.`, { field: `/values/${id}` })
   }
   // Canvases never write interlaced (Adam7) PNGs, and the PDF renderer cannot draw them.
-  if (png[28] !== 0) throw invalid(`${describe(id, field)}: interlaced PNG images are not supported.`)
+  if (png[28] !== 0) throw invalid(`${describeField(id, field)}: interlaced PNG images are not supported.`, { field: `/values/${id}` })
   return png
 }
 
@@ -96,56 +106,107 @@ const listed = (chars: string[]): string => {
  * The signed PDF must show what the signer typed: text with a character none of its fonts has
  * (emoji, scripts without a bundled font) is refused here rather than printed otherwise.
  */
-function assertPrintable(id: number, field: TemplateField, text: string): void {
+function assertPrintable(what: string, text: string, pointer: string): void {
   const missing = unprintableCharacters(text)
   if (missing.length > 0) {
     throw invalid(
-      `${describe(id, field)} contains ${listed(missing)}, which the signed PDF cannot show. Please remove ${missing.length === 1 ? 'it' : 'them'} or write the text another way.`,
+      `${what} contains ${listed(missing)}, which the signed PDF cannot show. Please remove ${missing.length === 1 ? 'it' : 'them'} or write the text another way.`,
+      { field: pointer },
     )
   }
 }
 
+/** The field types whose value is typed or chosen (not drawn, not written by the server): the ones a sender may prefill, and name. */
+export type TypedFieldType = Exclude<FieldType, 'signature' | 'initials' | 'date'>
+export const isTypedFieldType = (type: FieldType): type is TypedFieldType => type !== 'signature' && type !== 'initials' && type !== 'date'
+
+/**
+ * One entry checked against its field's type and properties — text within its length and printable,
+ * an e-mail address, a number within min/max, one of the options offered — as the value stored, or
+ * null when left empty. The one check the finish and a send's prefill both make; `what` names the
+ * field and `pointer` is the request's place for it.
+ */
+export function typedValue(field: TemplateField, value: SubmittedValue, what: string, pointer: string): StoredFieldValue | null {
+  const refuse = (message: string) => invalid(`${what} ${message}`, { field: pointer })
+  switch (field.type) {
+    case 'signature':
+    case 'initials':
+    case 'date':
+      throw new Error(`a ${field.type} field's value is not typed`)
+    case 'text':
+    case 'name':
+    case 'email': {
+      if (typeof value !== 'string') throw refuse(field.type === 'email' ? 'needs an e-mail address.' : 'needs text.')
+      const text = value.trim()
+      if (text === '') return null
+      if (text.length > MAX_TEXT_LENGTH) throw refuse(`is longer than ${MAX_TEXT_LENGTH} characters.`)
+      if (field.type === 'email' && !isEmailAddress(text)) throw refuse(`needs an e-mail address such as name@example.com ("${text.slice(0, 80)}" is not one).`)
+      assertPrintable(what, text, pointer)
+      return { type: field.type, text }
+    }
+    case 'number': {
+      if (typeof value !== 'number' || !Number.isFinite(value)) throw refuse('needs a number.')
+      if (field.min !== undefined && value < field.min) throw refuse(`must be at least ${field.min} (${value} is not).`)
+      if (field.max !== undefined && value > field.max) throw refuse(`must be at most ${field.max} (${value} is not).`)
+      return { type: 'number', number: value }
+    }
+    case 'checkbox':
+      if (typeof value !== 'boolean') throw refuse('needs true or false.')
+      return { type: 'checkbox', checked: value }
+    case 'radio':
+    case 'dropdown': {
+      if (typeof value !== 'string') throw refuse('needs one of its options.')
+      const option = value.trim()
+      if (option === '') return null
+      const options = field.options ?? []
+      if (!options.includes(option)) throw refuse(`has no option "${option.slice(0, 100)}"; its options are ${options.map((o) => `"${o}"`).join(', ')}.`)
+      return { type: field.type, text: option }
+    }
+  }
+}
+
+/** Whether an entry leaves a required field unfilled: nothing, or an unticked box. */
+const isEmptyEntry = (stored: StoredFieldValue | null): boolean => stored === null || (stored.type === 'checkbox' && !stored.checked)
+
 /**
  * Checks a submission against the signer's own fields: every required field filled,
  * no field of another signer, each value of the field's kind. Dates are not taken
- * from the browser: the server writes the signing date.
+ * from the browser: the server writes the signing date. A field the sender prefilled
+ * read-only keeps the sender's value: a submission may repeat it, any other value is a 400.
  */
-export function parseFieldValues(fields: (TemplateField & { id: number })[], submitted: Record<string, SubmittedValue>, signingDate: string): ParsedValues {
+export function parseFieldValues(fields: SignerFieldWithPrefill[], submitted: Record<string, SubmittedValue>, signingDate: string): ParsedValues {
   const own = new Map(fields.map((f) => [f.id, f]))
   for (const key of Object.keys(submitted)) {
-    if (!/^\d+$/.test(key) || !own.has(Number(key))) throw invalid(`Field ${key} is not one of your fields.`)
+    if (!/^\d+$/.test(key) || !own.has(Number(key))) throw invalid(`Field ${key} is not one of your fields.`, { field: `/values/${key}` })
   }
   const entries: ParsedValues['entries'] = new Map()
   for (const field of fields) {
     const value = submitted[String(field.id)]
+    const what = describeField(field.id, field)
+    const pointer = `/values/${field.id}`
     if (field.type === 'date') {
       entries.set(field.id, { type: 'stored', value: { type: 'date', text: signingDate } })
       continue
     }
-    if (value === undefined) {
-      if (field.required) throw invalid(`${describe(field.id, field)} is required.`)
+    if (field.prefill?.readOnly) {
+      const fixed = typedValue(field, field.prefill.value, what, pointer)
+      if (value !== undefined && JSON.stringify(typedValue(field, value, what, pointer)) !== JSON.stringify(fixed)) {
+        throw invalid(`${what} was filled in by the sender and cannot be changed.`, { field: pointer })
+      }
+      if (fixed) entries.set(field.id, { type: 'stored', value: fixed })
       continue
     }
-    switch (field.type) {
-      case 'signature':
-      case 'initials':
-        entries.set(field.id, { type: 'image', fieldType: field.type, png: parsePng(field.id, field, value), field: describe(field.id, field) })
-        break
-      case 'text': {
-        if (typeof value !== 'string') throw invalid(`${describe(field.id, field)} needs text.`)
-        const text = value.trim()
-        if (text.length > MAX_TEXT_LENGTH) throw invalid(`${describe(field.id, field)} is longer than ${MAX_TEXT_LENGTH} characters.`)
-        if (text === '' && field.required) throw invalid(`${describe(field.id, field)} is required.`)
-        assertPrintable(field.id, field, text)
-        if (text !== '') entries.set(field.id, { type: 'stored', value: { type: 'text', text } })
-        break
-      }
-      case 'checkbox':
-        if (typeof value !== 'boolean') throw invalid(`${describe(field.id, field)} needs true or false.`)
-        if (!value && field.required) throw invalid(`${describe(field.id, field)} must be ticked.`)
-        entries.set(field.id, { type: 'stored', value: { type: 'checkbox', checked: value } })
-        break
+    if (value === undefined) {
+      if (field.required) throw invalid(`${what} is required.`, { field: pointer })
+      continue
     }
+    if (field.type === 'signature' || field.type === 'initials') {
+      entries.set(field.id, { type: 'image', fieldType: field.type, png: parsePng(field.id, field, value), field: what })
+      continue
+    }
+    const stored = typedValue(field, value, what, pointer)
+    if (field.required && isEmptyEntry(stored)) throw invalid(`${what} ${field.type === 'checkbox' ? 'must be ticked' : 'is required'}.`, { field: pointer })
+    if (stored) entries.set(field.id, { type: 'stored', value: stored })
   }
   return { entries }
 }

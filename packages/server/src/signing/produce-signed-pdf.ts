@@ -6,6 +6,7 @@ import { stageSeal, storeFinalPdf, type FinalPdfDeps } from '../documents/final-
 import { documents, orgs, signers, templates, type StoredFieldValue } from '../db/schema.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import { completedMail } from '../mail/templates.ts'
+import { mailLanguage } from './i18n/languages.ts'
 import { authMethodOf } from './locked-state.ts'
 import type { CertificateSigner, RenderedFieldValue } from './signed-pdf.ts'
 
@@ -41,6 +42,8 @@ export async function produceSignedPdf(deps: FinalPdfDeps, documentId: string): 
       completedAt: documents.completedAt,
       cc: documents.cc,
       orgName: orgs.name,
+      documentLanguage: documents.language,
+      workspaceLanguage: orgs.signerLanguage,
       template: templates,
     })
     .from(documents)
@@ -56,6 +59,8 @@ export async function produceSignedPdf(deps: FinalPdfDeps, documentId: string): 
   if (!original) throw new Error(`template PDF ${document.template.pdfSha256} is missing`)
   const chain = checkAuditChain(trail)
   if (!chain.intact) throw new Error(`audit trail of ${documentId} is broken at event ${chain.brokenAtSeq}`)
+  // The completed mails and the certificate: the document's language, else the workspace's, else English.
+  const language = mailLanguage(document.documentLanguage, document.workspaceLanguage)
 
   const values: (RenderedFieldValue | undefined)[] = document.template.fields.map(() => undefined)
   for (const signer of people) {
@@ -76,6 +81,7 @@ export async function produceSignedPdf(deps: FinalPdfDeps, documentId: string): 
       copiesTo: (document.cc ?? []).map((copy) => (copy.name ? `${copy.name} <${copy.email}>` : copy.email)),
       auditTrail: trail.map((e) => ({ seq: e.seq, type: e.type, occurredAt: e.occurredAt, actor: e.actorEmail, ip: e.ip })),
       auditHeadHash: chain.headHash,
+      language,
     },
   })
 
@@ -100,7 +106,7 @@ export async function produceSignedPdf(deps: FinalPdfDeps, documentId: string): 
         documentId,
         to: signer.email,
         attachment: { sha256, filename },
-        ...completedMail({ orgName: document.orgName, title: document.title, signerName: signer.name, signerCount: people.length }),
+        ...completedMail({ orgName: document.orgName, title: document.title, signerName: signer.name, signerCount: people.length, language }),
       })),
     )
     // Copy recipients (cc) hear of the document for the first time now, with the PDF.
@@ -111,7 +117,14 @@ export async function produceSignedPdf(deps: FinalPdfDeps, documentId: string): 
         documentId,
         to: copy.email,
         attachment: { sha256, filename },
-        ...completedMail({ orgName: document.orgName, title: document.title, signerName: copy.name, signerCount: people.length, copy: true }),
+        ...completedMail({
+          orgName: document.orgName,
+          title: document.title,
+          signerName: copy.name,
+          signerCount: people.length,
+          copy: true,
+          language,
+        }),
       })),
     )
   })
@@ -128,6 +141,11 @@ async function toRendered(blobs: BlobStore, stored: StoredFieldValue): Promise<R
     }
     case 'date':
     case 'text':
+    case 'email':
+    case 'name':
+    case 'radio':
+    case 'dropdown':
+    case 'number':
     case 'checkbox':
       return stored
   }
@@ -140,6 +158,7 @@ function certificateSigner(signer: typeof signers.$inferSelect, trail: AuditEven
     name: signer.name,
     email: signer.email,
     role: signer.role,
+    roleName: signer.roleName,
     authMethod: AUTH_METHOD_LABELS[authMethod],
     ip: signedEvent?.ip ?? null,
     userAgent: signedEvent?.userAgent ?? null,

@@ -2,11 +2,15 @@ import { rgb, type Color, type PDF, type PDFPage } from '@libpdf/core'
 import { AUDIT_EVENT_LABELS, partyLabel, type AuditEventType } from '@signet/vocabulary'
 import { truncate, utc, wrap, type PdfFont, type PdfFontSet } from './signed-pdf-text.ts'
 import type { PageSize } from '../pdf-geometry/page-frame.ts'
+import { catalogOf, translator, type MessageKey, type Translator } from './i18n/catalog.ts'
+import type { SignerLanguage } from './i18n/languages.ts'
 
 export interface CertificateSigner {
   name: string | null
   email: string
   role: number
+  /** The template's name of the role as the document was sent ("Landlord"); null: "Party N". */
+  roleName?: string | null
   /** e.g. 'E-mail link' or 'E-mail link + one-time e-mail code' */
   authMethod: string
   ip: string | null
@@ -31,6 +35,8 @@ export interface CertificateDetails {
   auditTrail: { seq: number; type: AuditEventType; occurredAt: Date; actor: string | null; ip: string | null }[]
   /** hash of the last audit event (hex) — printed so the trail can be checked against the database */
   auditHeadHash: string
+  /** The language of the certificate's fixed texts (the document's, else the workspace's); English when absent. */
+  language?: SignerLanguage
 }
 
 /*
@@ -145,37 +151,42 @@ export function drawRows(sheet: Sheet, rows: Row[]): void {
   }
 }
 
-function documentSection(sheet: Sheet, details: CertificateDetails): void {
+function documentSection(sheet: Sheet, details: CertificateDetails, t: Translator): void {
   const { mono } = sheet.fonts
   const rows = [
-    row(sheet, 'Title', details.title),
-    row(sheet, 'Document ID', details.documentId, { font: mono, size: 8.5 }),
-    row(sheet, 'Organization', details.orgName),
-    row(sheet, 'Sent by', details.sentBy),
-    row(sheet, 'Original SHA-256', details.originalSha256, { font: mono, size: 8.5 }),
-    row(sheet, 'Completed (UTC)', utc(details.completedAt)),
-    ...(details.copiesTo.length > 0 ? [row(sheet, 'Copies sent to', details.copiesTo.join(', '), { maxLines: 6 })] : []),
+    row(sheet, t.text('cert.documentTitle'), details.title),
+    row(sheet, t.text('cert.documentId'), details.documentId, { font: mono, size: 8.5 }),
+    row(sheet, t.text('cert.organization'), details.orgName),
+    row(sheet, t.text('cert.sentBy'), details.sentBy),
+    row(sheet, t.text('cert.originalSha256'), details.originalSha256, { font: mono, size: 8.5 }),
+    row(sheet, t.text('cert.completed'), utc(details.completedAt)),
+    ...(details.copiesTo.length > 0 ? [row(sheet, t.text('cert.copiesTo'), details.copiesTo.join(', '), { maxLines: 6 })] : []),
   ]
-  sectionTitle(sheet, 'Document', rowsHeight(rows))
+  sectionTitle(sheet, t.text('cert.document'), rowsHeight(rows))
   drawRows(sheet, rows)
 }
 
-function signersSection(sheet: Sheet, signers: CertificateSigner[]): void {
+function signersSection(sheet: Sheet, signers: CertificateSigner[], t: Translator): void {
   const { bold, regular } = sheet.fonts
   signers.forEach((signer, i) => {
     const rows = [
-      row(sheet, 'E-mail', signer.email),
-      row(sheet, 'Authentication', signer.authMethod),
-      row(sheet, 'IP address', signer.ip ?? '—'),
-      row(sheet, 'User agent', signer.userAgent ?? '—', { maxLines: 2 }),
-      row(sheet, 'Viewed (UTC)', utc(signer.viewedAt)),
-      row(sheet, 'Signed (UTC)', utc(signer.signedAt)),
+      row(sheet, t.text('cert.email'), signer.email),
+      row(sheet, t.text('cert.authentication'), signer.authMethod),
+      row(sheet, t.text('cert.ipAddress'), signer.ip ?? '—'),
+      row(sheet, t.text('cert.userAgent'), signer.userAgent ?? '—', { maxLines: 2 }),
+      row(sheet, t.text('cert.viewed'), utc(signer.viewedAt)),
+      row(sheet, t.text('cert.signed'), utc(signer.signedAt)),
     ]
     const height = 24 + rowsHeight(rows)
-    if (i === 0) sectionTitle(sheet, `Signers (${signers.length})`, height)
+    if (i === 0) sectionTitle(sheet, t.text('cert.signers', { count: signers.length }), height)
     else if (!sheet.makeRoom(height)) sheet.rule(sheet.y - 4, HAIRLINE, 0.5)
-    // A signer's block is kept on one page.
-    const party = partyLabel(signer.role)
+    // A signer's block is kept on one page. A long role name takes at most half the line from the signer's name.
+    const party = truncate(
+      regular,
+      signer.roleName ?? (t.language === 'en' ? partyLabel(signer.role) : t.text('cert.party', { number: signer.role + 1 })),
+      9,
+      (sheet.right - sheet.left) / 2,
+    )
     const partyWidth = regular.widthOf(party, 9)
     sheet.y -= 18
     sheet.text(truncate(bold, signer.name ?? signer.email, 10.5, sheet.right - sheet.left - partyWidth - 12), sheet.left, sheet.y, bold, 10.5)
@@ -191,18 +202,24 @@ interface Column {
   cell: (event: CertificateDetails['auditTrail'][number]) => string
 }
 
-function auditSection(sheet: Sheet, details: CertificateDetails): void {
+/** An audit event's words in the certificate's language (the vocabulary's English for an event no catalog has yet). */
+function eventLabel(t: Translator, type: AuditEventType): string {
+  const key = `cert.event.${type}`
+  return key in catalogOf('en') ? t.text(key as MessageKey) : AUDIT_EVENT_LABELS[type]
+}
+
+function auditSection(sheet: Sheet, details: CertificateDetails, t: Translator): void {
   const { regular, bold } = sheet.fonts
   const fixed = 28 + 104 + 150 + 92
   const columns: Column[] = [
     { title: '#', width: 28, cell: (e) => String(e.seq) },
-    { title: 'Time (UTC)', width: 104, cell: (e) => utc(e.occurredAt) },
-    { title: 'Event', width: 150, cell: (e) => AUDIT_EVENT_LABELS[e.type] },
-    { title: 'Actor', width: sheet.right - sheet.left - fixed, cell: (e) => e.actor ?? '—' },
-    { title: 'IP address', width: 92, cell: (e) => e.ip ?? '—' },
+    { title: t.text('cert.time'), width: 104, cell: (e) => utc(e.occurredAt) },
+    { title: t.text('cert.event'), width: 150, cell: (e) => eventLabel(t, e.type) },
+    { title: t.text('cert.actor'), width: sheet.right - sheet.left - fixed, cell: (e) => e.actor ?? '—' },
+    { title: t.text('cert.ipAddress'), width: 92, cell: (e) => e.ip ?? '—' },
   ]
   const header = (continued: boolean) => {
-    sectionTitle(sheet, continued ? 'Audit trail (continued)' : 'Audit trail', 2 * TABLE_ROW)
+    sectionTitle(sheet, t.text(continued ? 'cert.auditTrailContinued' : 'cert.auditTrail'), 2 * TABLE_ROW)
     sheet.shade(sheet.left, sheet.y - TABLE_ROW, sheet.right - sheet.left, TABLE_ROW)
     let x = sheet.left
     for (const column of columns) {
@@ -214,7 +231,7 @@ function auditSection(sheet: Sheet, details: CertificateDetails): void {
   header(false)
   if (details.auditTrail.length === 0) {
     sheet.y -= TABLE_ROW
-    sheet.text('No events recorded.', sheet.left + 4, sheet.y + 4.5, regular, TABLE_SIZE, MUTED)
+    sheet.text(t.text('cert.noEvents'), sheet.left + 4, sheet.y + 4.5, regular, TABLE_SIZE, MUTED)
   }
   for (const event of details.auditTrail) {
     if (sheet.makeRoom(TABLE_ROW)) header(true)
@@ -227,10 +244,10 @@ function auditSection(sheet: Sheet, details: CertificateDetails): void {
     sheet.rule(sheet.y, HAIRLINE, 0.5)
   }
 
-  const rows = [row(sheet, 'Audit head hash', details.auditHeadHash, { font: sheet.fonts.mono, size: 8.5 })]
-  sectionTitle(sheet, 'Audit trail integrity', rowsHeight(rows) + 12)
+  const rows = [row(sheet, t.text('cert.headHash'), details.auditHeadHash, { font: sheet.fonts.mono, size: 8.5 })]
+  sectionTitle(sheet, t.text('cert.integrity'), rowsHeight(rows) + 12)
   drawRows(sheet, rows)
-  const note = 'Hash of the last audit event, which chains all earlier ones: it must match the trail stored for this document.'
+  const note = t.text('cert.headHashNote')
   sheet.text(truncate(regular, note, 7.5, sheet.right - sheet.left - LABEL_WIDTH), sheet.left + LABEL_WIDTH, sheet.y - 6, regular, 7.5, MUTED)
 }
 
@@ -245,12 +262,12 @@ export function certificateHeader(sheet: Sheet, title: string, intro: string): v
   sheet.rule(sheet.y, INK, 1.25)
 }
 
-/** On every page of the sheet: `label` on the left, "Certificate page i of n" on the right. */
-export function certificateFooters(sheet: Sheet, label: string): void {
+/** On every page of the sheet: `label` on the left, "Certificate page i of n" (in the sheet's language) on the right. */
+export function certificateFooters(sheet: Sheet, label: string, t: Translator = translator('en')): void {
   const { regular } = sheet.fonts
   const left = truncate(regular, label, 7.5, (sheet.right - sheet.left) * 0.75)
   sheet.pages.forEach((page, i) => {
-    const right = `Certificate page ${i + 1} of ${sheet.pages.length}`
+    const right = t.text('cert.page', { page: i + 1, count: sheet.pages.length })
     page.drawLine({ start: { x: sheet.left, y: FOOTER_Y + 12 }, end: { x: sheet.right, y: FOOTER_Y + 12 }, color: RULE, thickness: 0.5 })
     regular.draw(page, left, { x: sheet.left, y: FOOTER_Y, size: 7.5, color: MUTED })
     regular.draw(page, right, { x: sheet.right - regular.widthOf(right, 7.5), y: FOOTER_Y, size: 7.5, color: MUTED })
@@ -260,10 +277,11 @@ export function certificateFooters(sheet: Sheet, label: string): void {
 /** Appends the signing certificate (one page, or more for a long signer list or audit trail). */
 export function appendCertificate(pdf: PDF, fonts: PdfFontSet, details: CertificateDetails, size: PageSize): void {
   const sheet = new Sheet(pdf, fonts, size)
-  const intro = `Issued by Signet for ${details.orgName}: who signed the document below, how they were identified, and when.`
-  certificateHeader(sheet, 'Signing certificate', intro)
-  documentSection(sheet, details)
-  signersSection(sheet, details.signers)
-  auditSection(sheet, details)
-  certificateFooters(sheet, `Signet signing certificate · Document ${details.documentId}`)
+  // Its fixed texts in the document's language; what people typed and the machine values stay as they are.
+  const t = translator(details.language ?? 'en')
+  certificateHeader(sheet, t.text('cert.title'), t.text('cert.intro', { org: details.orgName }))
+  documentSection(sheet, details, t)
+  signersSection(sheet, details.signers, t)
+  auditSection(sheet, details, t)
+  certificateFooters(sheet, t.text('cert.footer', { id: details.documentId }), t)
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { PDF, PdfArray, PdfDict, rgb, type PDFImage, type PDFPage, type PdfRef, type Rotation } from '@libpdf/core'
-import type { TemplateField } from '../db/schema.ts'
+import type { TemplateField, TextualFieldType } from '../db/schema.ts'
 import { pageFrame, type PageFrame, type PageSize } from '../pdf-geometry/page-frame.ts'
 import { appendCertificate, type CertificateDetails } from './signed-pdf-certificate.ts'
 import { embedPng } from './signed-pdf-png.ts'
@@ -9,7 +9,10 @@ import { embedFonts, truncate, type PdfFont } from './signed-pdf-text.ts'
 export type { CertificateDetails, CertificateSigner } from './signed-pdf-certificate.ts'
 
 export type RenderedFieldValue =
-  { type: 'signature' | 'initials'; png: Uint8Array } | { type: 'date' | 'text'; text: string } | { type: 'checkbox'; checked: boolean }
+  | { type: 'signature' | 'initials'; png: Uint8Array }
+  | { type: TextualFieldType; text: string }
+  | { type: 'number'; number: number }
+  | { type: 'checkbox'; checked: boolean }
 
 export interface SignedPdfInput {
   originalPdf: Uint8Array
@@ -51,7 +54,7 @@ export async function renderSignedPdf(input: SignedPdfInput): Promise<Uint8Array
     let frame = frames.get(field.page)
     if (!frame) frames.set(field.page, (frame = pageFrame(pdf, page)))
     const box = { x: field.x, y: frame.height - field.y - field.height, width: field.width, height: field.height }
-    drawValue(page, frame, box, value, fonts.regular, embed)
+    drawValue(page, frame, box, field, value, fonts.regular, embed)
   })
 
   appendCertificate(pdf, fonts, certificate, certificatePageSize(pdf))
@@ -89,7 +92,15 @@ function at(frame: PageFrame, x: number, y: number): { x: number; y: number; rot
   return frame.rotation === 0 ? point : { ...point, rotate: { angle: frame.rotation, origin: point } }
 }
 
-function drawValue(page: PDFPage, frame: PageFrame, box: Box, value: RenderedFieldValue, font: PdfFont, embed: (png: Uint8Array) => PDFImage): void {
+function drawValue(
+  page: PDFPage,
+  frame: PageFrame,
+  box: Box,
+  field: TemplateField,
+  value: RenderedFieldValue,
+  font: PdfFont,
+  embed: (png: Uint8Array) => PDFImage,
+): void {
   switch (value.type) {
     case 'signature':
     case 'initials': {
@@ -101,22 +112,18 @@ function drawValue(page: PDFPage, frame: PageFrame, box: Box, value: RenderedFie
       return
     }
     case 'date':
-    case 'text': {
-      const room = Math.max(0, box.width - 2 * TEXT_PADDING)
-      const clean = font.clean(value.text).trim()
-      // Glyphs span about 1.15 em from descender to accented capital: fit that in the box height, then the width.
-      let size = Math.min(MAX_TEXT_SIZE, (box.height - TEXT_PADDING) / 1.15)
-      const width = font.widthOf(clean, size)
-      if (width > room) size = (size * room) / width
-      size = Math.max(MIN_TEXT_SIZE, size)
-      const baseline = box.y + (box.height - CAP_HEIGHT * size) / 2
-      const line = truncate(font, clean, size, room)
-      // Right-to-left text starts at the box's right edge, as it reads.
-      const left = font.isRightToLeft(line) ? box.x + box.width - TEXT_PADDING - font.widthOf(line, size) : box.x + TEXT_PADDING
-      const { x, y } = frame.toUser(left, baseline)
-      font.draw(page, line, { x, y, size, color: INK, rotate: frame.rotation })
+    case 'text':
+    case 'email':
+    case 'name':
+    case 'dropdown':
+      drawLine(page, frame, box, value.text, font)
       return
-    }
+    case 'number':
+      drawLine(page, frame, box, String(value.number), font)
+      return
+    case 'radio':
+      drawRadioGroup(page, frame, box, field.options ?? [value.text], value.text, font)
+      return
     case 'checkbox': {
       const side = Math.min(box.width, box.height)
       const x = box.x + (box.width - side) / 2
@@ -138,6 +145,41 @@ function drawValue(page: PDFPage, frame: PageFrame, box: Box, value: RenderedFie
       return
     }
   }
+}
+
+/** One line of text in a box: as large as fits (up to MAX_TEXT_SIZE), centred vertically, cut with an ellipsis when too long. */
+function drawLine(page: PDFPage, frame: PageFrame, box: Box, text: string, font: PdfFont): void {
+  const room = Math.max(0, box.width - 2 * TEXT_PADDING)
+  const clean = font.clean(text).trim()
+  // Glyphs span about 1.15 em from descender to accented capital: fit that in the box height, then the width.
+  let size = Math.min(MAX_TEXT_SIZE, (box.height - TEXT_PADDING) / 1.15)
+  const width = font.widthOf(clean, size)
+  if (width > room) size = (size * room) / width
+  size = Math.max(MIN_TEXT_SIZE, size)
+  const baseline = box.y + (box.height - CAP_HEIGHT * size) / 2
+  const line = truncate(font, clean, size, room)
+  // Right-to-left text starts at the box's right edge, as it reads.
+  const left = font.isRightToLeft(line) ? box.x + box.width - TEXT_PADDING - font.widthOf(line, size) : box.x + TEXT_PADDING
+  const { x, y } = frame.toUser(left, baseline)
+  font.draw(page, line, { x, y, size, color: INK, rotate: frame.rotation })
+}
+
+/**
+ * A radio group: every option on its own row of the box, each after a circle, the chosen one's
+ * filled, so the page shows what was offered as well as what was picked.
+ */
+function drawRadioGroup(page: PDFPage, frame: PageFrame, box: Box, options: string[], chosen: string, font: PdfFont): void {
+  const rowHeight = box.height / Math.max(1, options.length)
+  const diameter = Math.min(rowHeight * 0.7, MAX_TEXT_SIZE, box.width)
+  const border = Math.max(0.5, diameter / 12)
+  options.forEach((option, row) => {
+    const top = box.y + box.height - (row + 1) * rowHeight
+    const centre = frame.toUser(box.x + TEXT_PADDING + diameter / 2, top + rowHeight / 2)
+    page.drawCircle({ ...centre, radius: diameter / 2 - border / 2, borderColor: CHECKBOX_BORDER, borderWidth: border })
+    if (option === chosen) page.drawCircle({ ...centre, radius: diameter / 4, color: INK })
+    const textLeft = box.x + 2 * TEXT_PADDING + diameter
+    drawLine(page, frame, { x: textLeft, y: top, width: Math.max(0, box.x + box.width - textLeft), height: rowHeight }, option, font)
+  })
 }
 
 /**

@@ -4,16 +4,19 @@ import { documents, orgs, signers, templates } from '../db/schema.ts'
 import { notFound } from '../errors.ts'
 import { sha256Hex } from '../lib/crypto.ts'
 import { preparedPer } from '../lib/prepared.ts'
+import type { SignerFieldWithPrefill } from './field-values.ts'
 
 /** What a signing link leads to: the signer, their document and its template. */
 export interface SignerContext {
   signer: Pick<
     typeof signers.$inferSelect,
-    'id' | 'role' | 'email' | 'name' | 'status' | 'authRequired' | 'authVerified' | 'viewedAt' | 'signedAt' | 'signingOrder'
+    'id' | 'role' | 'email' | 'name' | 'status' | 'authRequired' | 'authVerified' | 'viewedAt' | 'signedAt' | 'signingOrder' | 'roleName'
   >
-  document: Pick<typeof documents.$inferSelect, 'id' | 'orgId' | 'title' | 'status' | 'expiresAt' | 'updatedAt' | 'signedPdfSha256'>
+  document: Pick<typeof documents.$inferSelect, 'id' | 'orgId' | 'title' | 'status' | 'expiresAt' | 'updatedAt' | 'signedPdfSha256' | 'prefill' | 'language'>
   template: Pick<typeof templates.$inferSelect, 'id' | 'pdfSha256' | 'fields' | 'pageCount'>
   orgName: string
+  /** The workspace's default language for signer pages and e-mails (extension; null = English). */
+  workspaceLanguage: string | null
 }
 
 /** Tokens are 32 random bytes in base64url: anything else is rejected before touching the database. */
@@ -31,6 +34,7 @@ export const signerColumns = {
   viewedAt: signers.viewedAt,
   signedAt: signers.signedAt,
   signingOrder: signers.signingOrder,
+  roleName: signers.roleName,
 }
 export const documentColumns = {
   id: documents.id,
@@ -40,6 +44,8 @@ export const documentColumns = {
   expiresAt: documents.expiresAt,
   updatedAt: documents.updatedAt,
   signedPdfSha256: documents.signedPdfSha256,
+  prefill: documents.prefill,
+  language: documents.language,
 }
 
 const signerByTokenHash = preparedPer((db) =>
@@ -49,6 +55,7 @@ const signerByTokenHash = preparedPer((db) =>
       document: documentColumns,
       template: { id: templates.id, pdfSha256: templates.pdfSha256, fields: templates.fields, pageCount: templates.pageCount },
       orgName: orgs.name,
+      workspaceLanguage: orgs.signerLanguage,
     })
     .from(signers)
     .innerJoin(documents, eq(documents.id, signers.documentId))
@@ -68,7 +75,15 @@ export async function loadSignerContext(db: Db, token: string): Promise<SignerCo
   return row
 }
 
-/** The fields this signer fills, with their index in the template as id. */
-export function fieldsOf(context: SignerContext) {
-  return context.template.fields.flatMap((field, id) => (field.role === context.signer.role ? [{ id, ...field }] : []))
+/**
+ * The fields this signer fills, with their index in the template as id and what the sender
+ * prefilled (a name field starts as the signer's name, which they may change).
+ */
+export function fieldsOf(context: SignerContext): SignerFieldWithPrefill[] {
+  const { signer, document } = context
+  return context.template.fields.flatMap((field, id) => {
+    if (field.role !== signer.role) return []
+    const prefill = document.prefill?.[String(id)] ?? (field.type === 'name' && signer.name ? { value: signer.name, readOnly: false } : undefined)
+    return [{ id, ...field, ...(prefill ? { prefill } : {}) }]
+  })
 }

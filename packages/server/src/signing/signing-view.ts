@@ -1,6 +1,8 @@
 import type { Services } from '../services.ts'
 import { pageSizesOf } from '../templates/page-sizes.ts'
-import { codeStepLockedMessage, codeStepLockedUntil, maskEmail } from './email-code.ts'
+import { codeStepLockedUntil, maskEmail } from './email-code.ts'
+import { translator, type Translator } from './i18n/catalog.ts'
+import type { SignerLanguage } from './i18n/languages.ts'
 import { fieldsOf, type SignerContext } from './signer-context.ts'
 import { closureOf, type Closure } from './signing-rules.ts'
 import { codePage, signingPage, statusPage, type StatusPageModel } from './web/pages.ts'
@@ -13,85 +15,80 @@ import { codePage, signingPage, statusPage, type StatusPageModel } from './web/p
 export async function renderSigningView(
   services: Pick<Services, 'db' | 'clock' | 'blobs' | 'pdfWork'>,
   context: SignerContext,
-  options: { token: string; hasAccess: boolean },
+  options: { token: string; hasAccess: boolean; language: SignerLanguage },
 ): Promise<string> {
   const now = services.clock.now()
+  const t = translator(options.language)
   const closure = closureOf(context.document, context.signer.status, now)
-  if (closure) return statusPage(closedPage(closure, context, options))
+  if (closure) return statusPage({ t, token: options.token, ...closedPage(t, closure, context, options) })
   const { document, signer } = context
   if (!options.hasAccess) {
     const lockedUntil = await codeStepLockedUntil(services, context)
     if (lockedUntil)
       return statusPage({
-        heading: 'Too many code attempts',
+        t,
+        token: options.token,
+        heading: t.text('status.locked.heading'),
         title: document.title,
         tone: 'warning',
-        message: codeStepLockedMessage(context.orgName, lockedUntil),
+        message: t.text('status.locked.message', { date: t.dateTime(lockedUntil), org: context.orgName }),
       })
-    return codePage({ token: options.token, title: document.title, orgName: context.orgName, maskedEmail: maskEmail(signer.email) })
+    return codePage({ t, token: options.token, title: document.title, orgName: context.orgName, maskedEmail: maskEmail(signer.email) })
   }
 
   return signingPage({
+    t,
     token: options.token,
     title: document.title,
     orgName: context.orgName,
-    signer: { name: signer.name, email: signer.email },
+    signer: { name: signer.name, email: signer.email, roleName: signer.roleName },
     pages: await pageSizesOf(services, context.template.pdfSha256),
     fields: fieldsOf(context),
     today: now.toISOString().slice(0, 10),
-    expiresAt: document.expiresAt?.toISOString() ?? null,
+    expiresAt: document.expiresAt,
   })
 }
 
-function closedPage(closure: Closure, context: SignerContext, options: { token: string; hasAccess: boolean }): StatusPageModel {
+type ClosedPage = Omit<StatusPageModel, 't' | 'token'>
+
+function closedPage(t: Translator, closure: Closure, context: SignerContext, options: { token: string; hasAccess: boolean }): ClosedPage {
   const title = context.document.title
+  const org = context.orgName
   switch (closure) {
     case 'completed': {
       const ready = context.document.signedPdfSha256 !== null
       return {
-        heading: 'Everyone has signed',
+        heading: t.text('status.completed.heading'),
         title,
         tone: 'success',
-        message: ready
-          ? 'This document is complete. A copy of the signed PDF was e-mailed to you.'
-          : 'This document is complete. The signed PDF is being prepared and will be e-mailed to you shortly.',
+        message: t.text(ready ? 'status.completed.ready' : 'status.completed.pending'),
         ...(ready && options.hasAccess ? { downloadUrl: `/sign/${options.token}/signed.pdf` } : {}),
       }
     }
     case 'signed':
       return {
-        heading: 'You have signed',
+        heading: t.text('status.signed.heading'),
         title,
         tone: 'success',
-        message: 'Thank you. We are waiting for the other parties; when everyone has signed, you will receive the signed PDF by e-mail.',
+        message: signedAtNote(t, context, t.text('status.signed.message')),
       }
     case 'declined':
       return context.signer.status === 'declined'
-        ? {
-            heading: 'You declined this document',
-            title,
-            tone: 'info',
-            message: `You declined to sign. ${context.orgName} can see that you declined; nothing more is needed from you.`,
-          }
-        : {
-            heading: 'This document was declined',
-            title,
-            tone: 'warning',
-            message: 'Another party declined to sign, so the signature request is closed. You no longer need to sign it.',
-          }
+        ? { heading: t.text('status.youDeclined.heading'), title, tone: 'info', message: t.text('status.youDeclined.message', { org }) }
+        : { heading: t.text('status.declined.heading'), title, tone: 'warning', message: t.text('status.declined.message') }
     case 'voided':
-      return {
-        heading: 'This signing request was cancelled',
-        title,
-        tone: 'warning',
-        message: `${context.orgName} cancelled this signature request. You no longer need to sign it.`,
-      }
+      return { heading: t.text('status.voided.heading'), title, tone: 'warning', message: t.text('status.voided.message', { org }) }
     case 'expired':
       return {
-        heading: 'This signing request has expired',
+        heading: t.text('status.expired.heading'),
         title,
         tone: 'warning',
-        message: `It expired on ${context.document.expiresAt?.toUTCString() ?? 'its expiry date'}. Ask ${context.orgName} to send it again if you still need to sign.`,
+        message: t.text('status.expired.message', { date: context.document.expiresAt ? t.dateTime(context.document.expiresAt) : '—', org }),
       }
   }
+}
+
+/** The page after signing says when, in the signer's language (the signing time as the audit trail has it). */
+function signedAtNote(t: Translator, context: SignerContext, message: string): string {
+  return context.signer.signedAt ? `${t.text('status.signedAt', { date: t.dateTime(context.signer.signedAt) })} ${message}` : message
 }

@@ -7,7 +7,7 @@ export const EmptyBody = Type.Optional(Type.Object({}, { additionalProperties: f
 
 export const FinishBody = Type.Object(
   {
-    values: Type.Record(Type.String({ pattern: '^[0-9]{1,4}$' }), Type.Union([Type.String({ maxLength: 1_000_000 }), Type.Boolean()]), {
+    values: Type.Record(Type.String({ pattern: '^[0-9]{1,4}$' }), Type.Union([Type.String({ maxLength: 1_000_000 }), Type.Boolean(), Type.Number()]), {
       additionalProperties: false,
     }),
     locale: Type.Optional(

@@ -5,6 +5,7 @@ import { inviteNextStep } from '../documents/signing-order.ts'
 import { documents, signers, type StoredFieldValue } from '../db/schema.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import { declinedMail } from '../mail/templates.ts'
+import { mailLanguage } from './i18n/languages.ts'
 import type { Services } from '../services.ts'
 import { assertImagesDecode, MAX_DECODED_IMAGE_BYTES, parseFieldValues, type SubmittedValue } from './field-values.ts'
 import { actorOf, lockSignerState, type RequestMeta } from './locked-state.ts'
@@ -88,8 +89,10 @@ export async function finishSigning(
     if (completed) events.push({ type: 'document.completed', occurredAt: now, authMethod: 'system' })
     await appendAuditEvents(tx, state.document, events)
     // A signing order's next step is invited in this transaction: it commits with the signature or not at all.
-    if (!completed && state.signer.signingOrder !== null)
-      await inviteNextStep(tx, state.document, { orgName: context.orgName, publicUrl: services.config.publicUrl }, now)
+    if (!completed && state.signer.signingOrder !== null) {
+      const org = { orgName: context.orgName, publicUrl: services.config.publicUrl, workspaceLanguage: context.workspaceLanguage }
+      await inviteNextStep(tx, state.document, org, now)
+    }
     return completed ? 'completed' : 'sent'
   })
   if (documentStatus === 'completed') services.finalPdfs.kick()
@@ -127,13 +130,14 @@ export async function declineSigning(
       // A signer still waiting for their step was never invited: they hear nothing of this document.
       .where(and(eq(signers.documentId, state.document.id), inArray(signers.status, ['pending', 'viewed']), isNotNull(signers.invitedAt)))
     const declinedBy = state.signer.name ? `${state.signer.name} (${state.signer.email})` : state.signer.email
+    const language = mailLanguage(context.document.language, context.workspaceLanguage)
     await enqueueMail(
       tx,
       others.map((s) => ({
         orgId: state.document.orgId,
         documentId: state.document.id,
         to: s.email,
-        ...declinedMail({ orgName: context.orgName, title: state.document.title, signerName: s.name, declinedBy }),
+        ...declinedMail({ orgName: context.orgName, title: state.document.title, signerName: s.name, declinedBy, language }),
       })),
     )
   })

@@ -11,7 +11,14 @@ export async function listTemplates(db: Db, principal: Principal, page: Page): P
   const where = and(eq(templates.orgId, principal.orgId), isNull(templates.deletedAt))
   const [rows, [totals]] = await Promise.all([
     db
-      .select({ id: templates.id, name: templates.name, pageCount: templates.pageCount, createdAt: templates.createdAt, roles: templates.roles })
+      .select({
+        id: templates.id,
+        name: templates.name,
+        pageCount: templates.pageCount,
+        createdAt: templates.createdAt,
+        roles: templates.roles,
+        roleNames: templates.roleNames,
+      })
       .from(templates)
       .where(where)
       .orderBy(desc(templates.createdAt), desc(templates.id))

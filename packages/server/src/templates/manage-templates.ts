@@ -12,6 +12,8 @@ import { templateName } from './create-template.ts'
 import { resolveFields, rolesOf } from './fields.ts'
 import { pageSizesOf } from './page-sizes.ts'
 import { presentTemplateDetail } from './present-template.ts'
+import { resolveTemplateRoles, rolesStillIn } from './roles.ts'
+import type { TemplateRoleInput } from './roles.schemas.ts'
 import type { TemplateDetail } from './templates.schemas.ts'
 
 /*
@@ -58,7 +60,11 @@ export async function setTemplateFields(services: TemplateServices, principal: P
   const pages = await pageSizesOf(services, template.pdfSha256)
   const fields = resolveFields(input, pages)
   const row = await services.db.transaction(async (tx) => {
-    const [locked] = await tx.select({ id: templates.id }).from(templates).where(liveInOrg(principal.orgId, template.id)).for('update')
+    const [locked] = await tx
+      .select({ id: templates.id, roleNames: templates.roleNames })
+      .from(templates)
+      .where(liveInOrg(principal.orgId, template.id))
+      .for('update')
     if (!locked) throw templateNotFound()
     const [used] = await tx
       .select({ id: documents.id })
@@ -71,15 +77,43 @@ export async function setTemplateFields(services: TemplateServices, principal: P
         'Documents have been sent from this template, so its fields can no longer change (they belong to those documents). Duplicate the template and edit the copy.',
       )
     }
+    const roles = rolesOf(fields)
     const [updated] = await tx
       .update(templates)
-      .set({ fields, roles: rolesOf(fields), updatedAt: services.clock.now() })
+      .set({ fields, roles, roleNames: rolesStillIn(locked.roleNames, roles), updatedAt: services.clock.now() })
       .where(eq(templates.id, template.id))
       .returning()
     return updated
   })
   if (!row) throw templateNotFound()
   return presentTemplateDetail(row, pages)
+}
+
+/**
+ * Names the template's roles and sets their default steps (PUT …/roles), replacing what was set.
+ * Allowed after documents were sent from the template: each of them keeps the names it was sent with.
+ */
+export async function setTemplateRoles(
+  services: TemplateServices,
+  principal: Principal,
+  templateId: string,
+  input: TemplateRoleInput[],
+): Promise<TemplateDetail> {
+  if (!isUuid(templateId)) throw templateNotFound()
+  const row = await services.db.transaction(async (tx) => {
+    // Under the row's lock: the roles checked are the ones a field save running at the same time leaves.
+    const [template] = await tx.select({ id: templates.id, roles: templates.roles }).from(templates).where(liveInOrg(principal.orgId, templateId)).for('update')
+    if (!template) throw templateNotFound()
+    const roleNames = resolveTemplateRoles(input, template.roles)
+    const [updated] = await tx
+      .update(templates)
+      .set({ roleNames: roleNames.length > 0 ? roleNames : null, updatedAt: services.clock.now() })
+      .where(eq(templates.id, template.id))
+      .returning()
+    return updated
+  })
+  if (!row) throw templateNotFound()
+  return detailOf(services, row)
 }
 
 export async function renameTemplate(services: TemplateServices, principal: Principal, templateId: string, rawName: string): Promise<TemplateDetail> {
@@ -116,6 +150,7 @@ export async function duplicateTemplate(services: TemplateServices, principal: P
         pdfSha256: source.pdfSha256,
         fields: source.fields,
         roles: source.roles,
+        roleNames: source.roleNames,
       })
       .returning()
     if (!inserted) throw new Error('insert returned no row')

@@ -3,6 +3,7 @@ import { FIELD_TYPES } from '../db/schema.ts'
 import { Offset, Timestamp } from '../lib/schemas.ts'
 import { displayName } from '../lib/visible-text.ts'
 import { FieldsInput, MAX_ROLE } from './fields.ts'
+import { TemplateRoleNames } from './roles.schemas.ts'
 
 export const Template = Type.Object(
   {
@@ -13,6 +14,7 @@ export const Template = Type.Object(
     roles: Type.Array(Type.Integer({ minimum: 0 }), {
       description: "the signer roles the template's fields belong to (0 is Party 1): a send needs one signer per role",
     }),
+    role_names: Type.Optional(TemplateRoleNames),
   },
   { additionalProperties: false },
 )
@@ -59,6 +61,10 @@ export const TemplateFieldView = Type.Object(
     height: Type.Number({ exclusiveMinimum: 0 }),
     required: Type.Boolean(),
     label: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String({ description: "extension: the identifier a send's `fields` prefill names this field by" })),
+    options: Type.Optional(Type.Array(Type.String(), { description: "extension: a radio or dropdown field's choices" })),
+    min: Type.Optional(Type.Number({ description: "extension: a number field's smallest value" })),
+    max: Type.Optional(Type.Number({ description: "extension: a number field's largest value" })),
   },
   { additionalProperties: false },
 )

@@ -1107,6 +1107,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settings/signer-language": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Extension: the workspace's default language for signer pages and e-mails */
+        get: operations["getSignerLanguageSettings"];
+        /** Extension: set the workspace's default language for signer pages and e-mails (null: none); a document's own language, and on its pages the signer's browser, come first */
+        put: operations["setSignerLanguageSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/templates": {
         parameters: {
             query?: never;
@@ -1188,6 +1206,23 @@ export interface paths {
         /** Download the template's PDF */
         get: operations["getTemplatePdf"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/{id}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Name the template's roles and set their default signing order (extension); replaces the names and steps set before */
+        put: operations["setTemplateRoles"];
         post?: never;
         delete?: never;
         options?: never;
@@ -3046,8 +3081,24 @@ export interface operations {
                      * @description UTC ISO-8601 ending in Z (seconds and fraction optional), or "" for none
                      */
                     expires_at?: string;
+                    /** @description extension: values set on template fields before sending, each naming its field by `name` or `id`. Signature, initials, date and name fields cannot be prefilled. */
+                    fields?: {
+                        /** @description or the field's index in the template's `fields` (0 is the first) */
+                        id?: number;
+                        /** @description the field's `name` in the template */
+                        name?: string;
+                        /** @description the signer sees the value but cannot change it (default false: it is a suggestion they may change) */
+                        read_only?: boolean;
+                        /** @description text for text and email fields, a number within the field's min/max, true/false for a checkbox, one of the options for radio and dropdown */
+                        value: string | number | boolean;
+                    }[];
                     invite_message?: string;
                     invite_subject?: string;
+                    /**
+                     * @description extension: the language of the signer pages and e-mails, one of en, de, fr, es, it, nl, pt-BR, pl, ja, ar
+                     * @enum {unknown}
+                     */
+                    language?: "en" | "de" | "fr" | "es" | "it" | "nl" | "pt-BR" | "pl" | "ja" | "ar";
                     /** @description extension: when each signer who has not finished is reminded (a new invitation, the earlier link stops working); null for none. Left out: the workspace's default (GET /api/v1/settings/reminders) */
                     reminders?: {
                         /** @description days between later reminders */
@@ -3076,8 +3127,7 @@ export interface operations {
                          */
                         email: string;
                         name?: string | null;
-                        /** @description extension: the step at which this signer signs (1, 2, 3…; signers with the same number sign in parallel). Only the lowest unfinished step is invited; the next is invited when it is done. Give it on every signer or on none (none: everyone at once). */
-                        order?: number;
+                        order?: number | null;
                         /** @description role 0 is the template's Party 1, role 1 Party 2, … */
                         role: number;
                     }[];
@@ -3111,9 +3161,11 @@ export interface operations {
                             auth_required: boolean;
                             email: string;
                             id: string;
-                            /** @description extension: only when the request gave signing orders */
+                            /** @description extension: only when the request (or the template's default steps) gave signing orders */
                             order?: number;
                             role: number;
+                            /** @description extension, only when the template named this role: its name when the document was sent ("Landlord") */
+                            role_name?: string;
                         }[];
                         /** @enum {string} */
                         status: "sent";
@@ -3344,6 +3396,8 @@ export interface operations {
                         created_at: string;
                         expires_at: string | null;
                         id: string;
+                        /** @description extension, only when the document was sent with a language: the language of its signer pages and e-mails */
+                        language?: string;
                         /** @description extension, only when the document has a reminder schedule */
                         reminders?: {
                             /** @description days between later reminders */
@@ -3371,6 +3425,8 @@ export interface operations {
                             order?: number;
                             /** @description the template role this signer fills (0 is Party 1) */
                             role: number;
+                            /** @description extension, only when the template named this role: its name when the document was sent ("Landlord") */
+                            role_name?: string;
                             signed_at: string | null;
                             /** @enum {unknown} */
                             status: "pending" | "viewed" | "signed" | "declined";
@@ -7207,6 +7263,113 @@ export interface operations {
             };
         };
     };
+    getSignerLanguageSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the language of signer pages and e-mails of documents sent from this workspace without a language of their own; null: the signer's browser decides the page, e-mails are in English */
+                        language: ("en" | "de" | "fr" | "es" | "it" | "nl" | "pt-BR" | "pl" | "ja" | "ar") | null;
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setSignerLanguageSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the language of signer pages and e-mails of documents sent from this workspace without a language of their own; null: the signer's browser decides the page, e-mails are in English */
+                    language: ("en" | "de" | "fr" | "es" | "it" | "nl" | "pt-BR" | "pl" | "ja" | "ar") | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the language of signer pages and e-mails of documents sent from this workspace without a language of their own; null: the signer's browser decides the page, e-mails are in English */
+                        language: ("en" | "de" | "fr" | "es" | "it" | "nl" | "pt-BR" | "pl" | "ja" | "ar") | null;
+                    };
+                };
+            };
+            /** @description Invalid body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A member: only the workspace's owners and admins change its settings */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listTemplates: {
         parameters: {
             query?: {
@@ -7240,6 +7403,12 @@ export interface operations {
                             id: string;
                             name: string;
                             page_count: number;
+                            /** @description extension, only when the template names a role: the named roles (others are "Party N") and their default signing order */
+                            role_names?: {
+                                name: string;
+                                order?: number;
+                                role: number;
+                            }[];
                             /** @description the signer roles the template's fields belong to (0 is Party 1): a send needs one signer per role */
                             roles: number[];
                         }[];
@@ -7308,12 +7477,20 @@ export interface operations {
                         fields: {
                             height: number;
                             label?: string;
+                            /** @description extension: a number field's largest value */
+                            max?: number;
+                            /** @description extension: a number field's smallest value */
+                            min?: number;
+                            /** @description extension: the identifier a send's `fields` prefill names this field by */
+                            name?: string;
+                            /** @description extension: a radio or dropdown field's choices */
+                            options?: string[];
                             page: number;
                             required: boolean;
                             /** @description 0 is Party 1 */
                             role: number;
                             /** @enum {unknown} */
-                            type: "signature" | "initials" | "date" | "text" | "checkbox";
+                            type: "signature" | "initials" | "date" | "text" | "checkbox" | "radio" | "dropdown" | "number" | "email" | "name";
                             width: number;
                             x: number;
                             y: number;
@@ -7328,6 +7505,12 @@ export interface operations {
                             height: number;
                             /** @description PDF points, as a viewer displays the page: its visible box (CropBox within MediaBox), turned by /Rotate */
                             width: number;
+                        }[];
+                        /** @description extension, only when the template names a role: the named roles (others are "Party N") and their default signing order */
+                        role_names?: {
+                            name: string;
+                            order?: number;
+                            role: number;
                         }[];
                         /** @description the signer roles the template's fields belong to (0 is Party 1): a send needs one signer per role */
                         roles: number[];
@@ -7431,12 +7614,20 @@ export interface operations {
                         fields: {
                             height: number;
                             label?: string;
+                            /** @description extension: a number field's largest value */
+                            max?: number;
+                            /** @description extension: a number field's smallest value */
+                            min?: number;
+                            /** @description extension: the identifier a send's `fields` prefill names this field by */
+                            name?: string;
+                            /** @description extension: a radio or dropdown field's choices */
+                            options?: string[];
                             page: number;
                             required: boolean;
                             /** @description 0 is Party 1 */
                             role: number;
                             /** @enum {unknown} */
-                            type: "signature" | "initials" | "date" | "text" | "checkbox";
+                            type: "signature" | "initials" | "date" | "text" | "checkbox" | "radio" | "dropdown" | "number" | "email" | "name";
                             width: number;
                             x: number;
                             y: number;
@@ -7451,6 +7642,12 @@ export interface operations {
                             height: number;
                             /** @description PDF points, as a viewer displays the page: its visible box (CropBox within MediaBox), turned by /Rotate */
                             width: number;
+                        }[];
+                        /** @description extension, only when the template names a role: the named roles (others are "Party N") and their default signing order */
+                        role_names?: {
+                            name: string;
+                            order?: number;
+                            role: number;
                         }[];
                         /** @description the signer roles the template's fields belong to (0 is Party 1): a send needs one signer per role */
                         roles: number[];
@@ -7573,12 +7770,20 @@ export interface operations {
                         fields: {
                             height: number;
                             label?: string;
+                            /** @description extension: a number field's largest value */
+                            max?: number;
+                            /** @description extension: a number field's smallest value */
+                            min?: number;
+                            /** @description extension: the identifier a send's `fields` prefill names this field by */
+                            name?: string;
+                            /** @description extension: a radio or dropdown field's choices */
+                            options?: string[];
                             page: number;
                             required: boolean;
                             /** @description 0 is Party 1 */
                             role: number;
                             /** @enum {unknown} */
-                            type: "signature" | "initials" | "date" | "text" | "checkbox";
+                            type: "signature" | "initials" | "date" | "text" | "checkbox" | "radio" | "dropdown" | "number" | "email" | "name";
                             width: number;
                             x: number;
                             y: number;
@@ -7593,6 +7798,12 @@ export interface operations {
                             height: number;
                             /** @description PDF points, as a viewer displays the page: its visible box (CropBox within MediaBox), turned by /Rotate */
                             width: number;
+                        }[];
+                        /** @description extension, only when the template names a role: the named roles (others are "Party N") and their default signing order */
+                        role_names?: {
+                            name: string;
+                            order?: number;
+                            role: number;
                         }[];
                         /** @description the signer roles the template's fields belong to (0 is Party 1): a send needs one signer per role */
                         roles: number[];
@@ -7669,12 +7880,20 @@ export interface operations {
                         fields: {
                             height: number;
                             label?: string;
+                            /** @description extension: a number field's largest value */
+                            max?: number;
+                            /** @description extension: a number field's smallest value */
+                            min?: number;
+                            /** @description extension: the identifier a send's `fields` prefill names this field by */
+                            name?: string;
+                            /** @description extension: a radio or dropdown field's choices */
+                            options?: string[];
                             page: number;
                             required: boolean;
                             /** @description 0 is Party 1 */
                             role: number;
                             /** @enum {unknown} */
-                            type: "signature" | "initials" | "date" | "text" | "checkbox";
+                            type: "signature" | "initials" | "date" | "text" | "checkbox" | "radio" | "dropdown" | "number" | "email" | "name";
                             width: number;
                             x: number;
                             y: number;
@@ -7689,6 +7908,12 @@ export interface operations {
                             height: number;
                             /** @description PDF points, as a viewer displays the page: its visible box (CropBox within MediaBox), turned by /Rotate */
                             width: number;
+                        }[];
+                        /** @description extension, only when the template names a role: the named roles (others are "Party N") and their default signing order */
+                        role_names?: {
+                            name: string;
+                            order?: number;
+                            role: number;
                         }[];
                         /** @description the signer roles the template's fields belong to (0 is Party 1): a send needs one signer per role */
                         roles: number[];
@@ -7754,11 +7979,19 @@ export interface operations {
                     fields: {
                         height: number;
                         label?: string;
+                        /** @description extension: the largest value a number field takes (inclusive) */
+                        max?: number;
+                        /** @description extension: the smallest value a number field takes (inclusive) */
+                        min?: number;
+                        /** @description extension: an identifier for this field, unique in the template, that a send's `fields` prefill can name it by (e.g. "rent") */
+                        name?: string;
+                        /** @description extension: the choices of a radio or dropdown field, in order (required for those types, refused on others) */
+                        options?: string[];
                         page: number;
                         /** @description default true */
                         required?: boolean;
                         role: number;
-                        type: "signature" | "initials" | "date" | "text" | "checkbox";
+                        type: "signature" | "initials" | "date" | "text" | "checkbox" | "radio" | "dropdown" | "number" | "email" | "name";
                         width: number;
                         x: number;
                         y: number;
@@ -7782,12 +8015,20 @@ export interface operations {
                         fields: {
                             height: number;
                             label?: string;
+                            /** @description extension: a number field's largest value */
+                            max?: number;
+                            /** @description extension: a number field's smallest value */
+                            min?: number;
+                            /** @description extension: the identifier a send's `fields` prefill names this field by */
+                            name?: string;
+                            /** @description extension: a radio or dropdown field's choices */
+                            options?: string[];
                             page: number;
                             required: boolean;
                             /** @description 0 is Party 1 */
                             role: number;
                             /** @enum {unknown} */
-                            type: "signature" | "initials" | "date" | "text" | "checkbox";
+                            type: "signature" | "initials" | "date" | "text" | "checkbox" | "radio" | "dropdown" | "number" | "email" | "name";
                             width: number;
                             x: number;
                             y: number;
@@ -7802,6 +8043,12 @@ export interface operations {
                             height: number;
                             /** @description PDF points, as a viewer displays the page: its visible box (CropBox within MediaBox), turned by /Rotate */
                             width: number;
+                        }[];
+                        /** @description extension, only when the template names a role: the named roles (others are "Party N") and their default signing order */
+                        role_names?: {
+                            name: string;
+                            order?: number;
+                            role: number;
                         }[];
                         /** @description the signer roles the template's fields belong to (0 is Party 1): a send needs one signer per role */
                         roles: number[];
@@ -7879,6 +8126,130 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": string;
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such template in this org (or it was deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setTemplateRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a template id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description every named role, once; a role left out is "Party N" again, with no default step. [] clears every name and step */
+                    roles: {
+                        /** @description what signers, senders and the certificate call this role ("Landlord"); 1 to 100 characters */
+                        name: string;
+                        /** @description the role's default step in a signing order (1 to 20; equal numbers sign in parallel), used when a send gives no `order`. Give it on every role of the template or on none */
+                        order?: number;
+                        /** @description a role the template has fields for (0 is Party 1) */
+                        role: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO-8601 UTC with milliseconds
+                         */
+                        created_at: string;
+                        fields: {
+                            height: number;
+                            label?: string;
+                            /** @description extension: a number field's largest value */
+                            max?: number;
+                            /** @description extension: a number field's smallest value */
+                            min?: number;
+                            /** @description extension: the identifier a send's `fields` prefill names this field by */
+                            name?: string;
+                            /** @description extension: a radio or dropdown field's choices */
+                            options?: string[];
+                            page: number;
+                            required: boolean;
+                            /** @description 0 is Party 1 */
+                            role: number;
+                            /** @enum {unknown} */
+                            type: "signature" | "initials" | "date" | "text" | "checkbox" | "radio" | "dropdown" | "number" | "email" | "name";
+                            width: number;
+                            x: number;
+                            y: number;
+                        }[];
+                        /** Format: uuid */
+                        id: string;
+                        name: string;
+                        page_count: number;
+                        /** @description one entry per page, in order; fields are measured in this space */
+                        pages: {
+                            /** @description PDF points, as displayed */
+                            height: number;
+                            /** @description PDF points, as a viewer displays the page: its visible box (CropBox within MediaBox), turned by /Rotate */
+                            width: number;
+                        }[];
+                        /** @description extension, only when the template names a role: the named roles (others are "Party N") and their default signing order */
+                        role_names?: {
+                            name: string;
+                            order?: number;
+                            role: number;
+                        }[];
+                        /** @description the signer roles the template's fields belong to (0 is Party 1): a send needs one signer per role */
+                        roles: number[];
+                        /**
+                         * Format: date-time
+                         * @description ISO-8601 UTC with milliseconds
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description A name empty, too long or used twice, a role listed twice or without fields, or default steps on some roles but not all (field names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */

@@ -11,11 +11,16 @@ import { assertOpen } from '../../signing/signing-rules.ts'
 import { declineSigning, finishSigning, markViewed } from '../../signing/transitions.ts'
 import { renderSigningView } from '../../signing/signing-view.ts'
 import { statusPage } from '../../signing/web/pages.ts'
+import { translator } from '../../signing/i18n/catalog.ts'
+import { pageLanguage, signerLanguageOf, type SignerLanguage } from '../../signing/i18n/languages.ts'
 import { pageSecurityHeaders } from '../security-headers.ts'
 import { sendFile } from '../send-file.ts'
 import { DeclineBody, EmptyBody, FinishBody, TokenParams, VerifyBody } from '../../signing/signing.schemas.ts'
 
 const SESSION_COOKIE = 'signet_signing'
+/** The language the signer picked in a page's menu, for every signing link in this browser (a year). */
+const LANGUAGE_COOKIE = 'signet_language'
+const LANGUAGE_COOKIE_SECONDS = 365 * 24 * 3600
 
 /**
  * The POST bodies of the signer's links are small (a decline reason, a code), except finish's:
@@ -50,6 +55,29 @@ const metaOf = (request: FastifyRequest): RequestMeta => ({ ip: request.ip, user
 /** The signer's pages and the JSON calls their script makes, all keyed by the link's token. */
 export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const sessionOf = (request: FastifyRequest) => request.cookies[SESSION_COOKIE]
+
+  /** The page menu's ?lang= (one of ours), remembered in a cookie for the next page. */
+  const chosenLanguage = (request: FastifyRequest, reply: FastifyReply): SignerLanguage | null => {
+    const picked = signerLanguageOf((request.query as { lang?: unknown } | undefined)?.lang?.toString())
+    if (picked) {
+      reply.setCookie(LANGUAGE_COOKIE, picked, {
+        path: '/sign',
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: services.config.publicUrl.startsWith('https:'),
+        maxAge: LANGUAGE_COOKIE_SECONDS,
+      })
+    }
+    return picked ?? signerLanguageOf(request.cookies[LANGUAGE_COOKIE])
+  }
+  /** The signer's language: their pick, the document's, their browser's, the workspace's, English (signing/i18n/languages.ts). */
+  const languageOf = (request: FastifyRequest, reply: FastifyReply, context?: SignerContext): SignerLanguage =>
+    pageLanguage({
+      chosen: chosenLanguage(request, reply),
+      documentLanguage: context?.document.language ?? null,
+      acceptLanguage: request.headers['accept-language'],
+      workspaceLanguage: context?.workspaceLanguage ?? null,
+    })
 
   /** Loads the link's signer and checks this browser may see the document (the e-mail code, when required). */
   const authorised = async (request: FastifyRequest, token: string): Promise<SignerContext> => {
@@ -89,25 +117,30 @@ export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
 
   const sendPage = (reply: FastifyReply, status: number, html: string) => reply.status(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(html)
 
-  const linkDoesNotWork = (reply: FastifyReply, error: AppError) =>
-    sendPage(reply, error.status, statusPage({ heading: 'This link does not work', message: error.message, tone: 'error' }))
+  /** A link that leads nowhere: the page in the browser's language (no document to ask); the reason is always a bad or unknown link. */
+  const linkDoesNotWork = (request: FastifyRequest, reply: FastifyReply, error: AppError) => {
+    const t = translator(languageOf(request, reply))
+    const message = error.code === 'not_found' ? t.text('status.invalidLink.message') : error.message
+    return sendPage(reply, error.status, statusPage({ t, heading: t.text('status.invalidLink.heading'), message, tone: 'error' }))
+  }
 
   // A token that fails validation (too long, control characters) is one more link that does not work: the signer gets the page, not JSON.
   app.get('/sign/:token', { attachValidation: true, schema: { hide: true, params: TokenParams } }, async (request, reply) => {
-    if (request.validationError) return linkDoesNotWork(reply, invalidLink())
+    if (request.validationError) return linkDoesNotWork(request, reply, invalidLink())
     let context: SignerContext
     try {
       context = await loadSignerContext(services.db, request.params.token)
     } catch (error) {
       if (!(error instanceof AppError)) throw error
-      return linkDoesNotWork(reply, error)
+      return linkDoesNotWork(request, reply, error)
     }
     const hasAccess = await hasSigningAccess(services, context, sessionOf(request))
-    return sendPage(reply, 200, await renderSigningView(services, context, { token: request.params.token, hasAccess }))
+    const language = languageOf(request, reply, context)
+    return sendPage(reply, 200, await renderSigningView(services, context, { token: request.params.token, hasAccess, language }))
   })
 
   // The router refuses path segments over 100 characters before any route sees them; this catches those links (and other paths under /sign/).
-  app.get('/sign/*', { schema: { hide: true } }, (_request, reply) => linkDoesNotWork(reply, invalidLink()))
+  app.get('/sign/*', { schema: { hide: true } }, (request, reply) => linkDoesNotWork(request, reply, invalidLink()))
 
   const sign = { schema: { hide: true, params: TokenParams } }
 
@@ -140,9 +173,11 @@ export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     declineSigning(services, linkOf(request), request.body?.reason, metaOf(request)),
   )
 
-  app.post('/sign/:token/code', { ...post('link'), schema: { ...sign.schema, body: EmptyBody } }, async (request) =>
-    sendSigningCode(services, linkOf(request), metaOf(request)),
-  )
+  // The code e-mail is asked for from the page: it is written in the page's language.
+  app.post('/sign/:token/code', { ...post('link'), schema: { ...sign.schema, body: EmptyBody } }, async (request, reply) => {
+    const context = linkOf(request)
+    return sendSigningCode(services, context, metaOf(request), languageOf(request, reply, context))
+  })
 
   app.post('/sign/:token/code/verify', { ...post('link'), schema: { ...sign.schema, body: VerifyBody } }, async (request, reply) => {
     const context = linkOf(request)

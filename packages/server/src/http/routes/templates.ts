@@ -6,7 +6,16 @@ import { compileCoercing, compileStrict } from '../../lib/validation.ts'
 import type { Services } from '../../services.ts'
 import { uploadTemplate } from '../../templates/create-template.ts'
 import { listTemplates } from '../../templates/list-templates.ts'
-import { deleteTemplate, duplicateTemplate, getTemplate, getTemplatePdf, renameTemplate, setTemplateFields } from '../../templates/manage-templates.ts'
+import {
+  deleteTemplate,
+  duplicateTemplate,
+  getTemplate,
+  getTemplatePdf,
+  renameTemplate,
+  setTemplateFields,
+  setTemplateRoles,
+} from '../../templates/manage-templates.ts'
+import { SetTemplateRolesBody } from '../../templates/roles.schemas.ts'
 import {
   ListTemplatesQuery,
   RenameTemplateBody,
@@ -144,6 +153,30 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       },
     },
     async (request) => setTemplateFields(services, principalOf(request), request.params.id, request.body.fields as unknown),
+  )
+
+  app.put(
+    '/templates/:id/roles',
+    {
+      onRequest: limited,
+      schema: {
+        tags,
+        operationId: 'setTemplateRoles',
+        summary: "Name the template's roles and set their default signing order (extension); replaces the names and steps set before",
+        params: TemplateIdParams,
+        body: SetTemplateRolesBody,
+        response: withCommonErrors({
+          200: TemplateDetail,
+          400: {
+            ...ErrorBody,
+            description:
+              'A name empty, too long or used twice, a role listed twice or without fields, or default steps on some roles but not all (field names it)',
+          },
+          404: noTemplate,
+        }),
+      },
+    },
+    async (request) => setTemplateRoles(services, principalOf(request), request.params.id, request.body.roles),
   )
 
   app.patch(

@@ -36,6 +36,8 @@ const CreateAndSendInput = Type.Object(
     invite_message: Type.Optional({ ...create.invite_message, description: 'a personal message shown in the invitation e-mail' }),
     reminders: create.reminders,
     cc: create.cc,
+    fields: create.fields,
+    language: create.language,
   },
   { additionalProperties: false, description: 'Exactly one of signer_email and signers.' },
 )
@@ -64,6 +66,7 @@ export const createAndSendDocumentTool = defineTool({
     "Creates a document from one of the organization's templates (find template_id with list_templates) and e-mails each signer a personal signing link. " +
     'Give signer_email (and signer_name) for a template with one role, or `signers` with one entry per role for a multi-party template. ' +
     'To have them sign one after another, give each of `signers` an `order` (1, 2, 3…; equal numbers sign in parallel): only the first step is e-mailed, each next one when the step before has signed. ' +
+    "Without any `order`, a template with default steps (list_templates' role_names) uses them; `order: null` on every signer invites everyone at once instead. " +
     'It does not sign anything: each signer must open the e-mailed link and sign themselves. ' +
     'Returns document_id (status "sent"); follow it with get_document_status, cancel it with void_document, and fetch the result with get_signed_file once completed. ' +
     "Counts against the plan's monthly allowance for agent-tool sends.",

@@ -1,6 +1,9 @@
-import type { FieldType, TemplateField } from '../../db/schema.ts'
+import type { FieldType, PrefilledValue, TemplateField } from '../../db/schema.ts'
 import { signingAssetUrl } from './signing-assets.ts'
+import { typedFieldControl } from './typed-field-controls.ts'
 import { html, htmlPage, type SafeHtml } from '../../lib/html.ts'
+import type { MessageKey, Translator } from '../i18n/catalog.ts'
+import { directionOf, LANGUAGE_NAMES, SIGNER_LANGUAGES } from '../i18n/languages.ts'
 
 /**
  * Server-rendered pages of the signing flow. Every page is a complete HTML document that
@@ -10,28 +13,40 @@ import { html, htmlPage, type SafeHtml } from '../../lib/html.ts'
  * from data attributes.
  */
 
-/** One of the signer's fields, with its index in the template as id. */
-export type SignerField = Omit<TemplateField, 'role'> & { id: number }
+/**
+ * Every text comes from the page's Translator (signing/i18n): the signer's language, chosen
+ * by signing-view.ts. The script's own texts travel in the boot JSON (`messages`, raw ICU).
+ */
 
-export interface SigningPageModel {
+/** One of the signer's fields, with its index in the template as id. */
+export type SignerField = Omit<TemplateField, 'role'> & { id: number; prefill?: PrefilledValue | undefined }
+
+/** What every signer page knows: its texts' language, and the signing link (for the language menu) when it has one. */
+interface PageBase {
+  t: Translator
+  token?: string
+}
+
+export interface SigningPageModel extends PageBase {
   token: string
   title: string
   orgName: string
-  signer: { name: string | null; email: string }
+  /** roleName: the template's name of the signer's role as the document was sent (extension); null: not named. */
+  signer: { name: string | null; email: string; roleName?: string | null }
   pages: { width: number; height: number }[]
   fields: SignerField[]
   today: string
-  expiresAt: string | null
+  expiresAt: Date | null
 }
 
-export interface CodePageModel {
+export interface CodePageModel extends PageBase {
   token: string
   title: string
   orgName: string
   maskedEmail: string
 }
 
-export interface StatusPageModel {
+export interface StatusPageModel extends PageBase {
   heading: string
   message: string
   tone: 'success' | 'info' | 'warning' | 'error'
@@ -39,29 +54,72 @@ export interface StatusPageModel {
   downloadUrl?: string
 }
 
-const TYPE_NAMES: Record<FieldType, string> = {
-  signature: 'Signature',
-  initials: 'Initials',
-  date: 'Date',
-  text: 'Text',
-  checkbox: 'Checkbox',
+const TYPE_NAMES: Record<FieldType, MessageKey> = {
+  signature: 'field.signature',
+  initials: 'field.initials',
+  date: 'field.date',
+  text: 'field.text',
+  checkbox: 'field.checkbox',
+  radio: 'field.radio',
+  dropdown: 'field.dropdown',
+  number: 'field.number',
+  email: 'field.email',
+  name: 'field.name',
 }
 
-interface Shell {
+/** The texts the script formats itself (client/i18n.ts), sent raw in the boot JSON. */
+const SIGNING_SCRIPT_MESSAGES: MessageKey[] = [
+  'sign.progress',
+  'signature.title',
+  'signature.typeLabel',
+  'signature.legal',
+  'signature.drawFirst',
+  'signature.typeFirst',
+  'signature.cleared',
+  'signature.added',
+  'signature.addedAgain',
+  'signature.removed',
+  'signature.filled',
+  'client.allDone',
+  'client.signing',
+  'client.pageError',
+  'client.documentError',
+]
+const CODE_SCRIPT_MESSAGES: MessageKey[] = ['code.availableIn', 'code.sending', 'code.sent', 'code.enterSixDigits', 'code.verified']
+
+interface Shell extends PageBase {
   title: string
   view: 'sign' | 'code' | 'status'
   body: SafeHtml
   boot?: Record<string, unknown>
 }
 
-function shell({ title, view, body, boot }: Shell): string {
+function shell({ t, token, title, view, body, boot }: Shell): string {
   return htmlPage({
     title,
+    lang: t.language,
+    dir: directionOf(t.language),
     stylesheetUrl: signingAssetUrl('sign.css'),
-    body,
+    body: token ? html`${languageMenu(t, token)}${body}` : body,
     bodyClass: `view-${view}`,
-    ...(boot ? { script: { url: signingAssetUrl('sign.js'), boot } } : {}),
+    ...(boot ? { script: { url: signingAssetUrl('sign.js'), boot: { ...boot, language: t.language } } } : {}),
   })
+}
+
+/**
+ * The signer's own choice of language: a GET of the same link with ?lang=, which the route
+ * remembers in a cookie. Submitted with its button, not on change: arrowing through a
+ * closed select must not reload the page (WCAG 3.2.2), and it works without the script.
+ */
+function languageMenu(t: Translator, token: string): SafeHtml {
+  const options = SIGNER_LANGUAGES.map(
+    (language) => html`<option value="${language}" lang="${language}"${language === t.language ? html` selected` : ''}>${LANGUAGE_NAMES[language]}</option>`,
+  )
+  return html`<form class="language-menu" method="get" action="/sign/${encodeURIComponent(token)}">
+  <label for="language-select">${t.text('language.label')}</label>
+  <select id="language-select" name="lang">${options}</select>
+  <button type="submit" class="btn btn-small btn-ghost" id="language-change">${t.text('language.change')}</button>
+</form>`
 }
 
 const signUrl = (token: string, path: string) => `/sign/${encodeURIComponent(token)}/${path}`
@@ -77,13 +135,6 @@ export function initialsOf(name: string | null): string {
     .slice(0, 4)
 }
 
-function formatExpiry(iso: string | null): string | null {
-  if (!iso) return null
-  const date = new Date(iso)
-  if (Number.isNaN(date.getTime())) return null
-  return new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' }).format(date)
-}
-
 /** Reading order: page, then rows (10 pt bands, so fields on one line go left to right), then x. */
 function byReadingOrder(a: SignerField, b: SignerField): number {
   return a.page - b.page || Math.round(a.y / 10) - Math.round(b.y / 10) || a.x - b.x || a.id - b.id
@@ -91,153 +142,166 @@ function byReadingOrder(a: SignerField, b: SignerField): number {
 
 const percent = (value: number, of: number) => (Math.min(Math.max(value / of, 0), 1) * 100).toFixed(4)
 
-function fieldName(field: SignerField): string {
-  return field.label?.trim() || TYPE_NAMES[field.type]
+function fieldName(t: Translator, field: SignerField): string {
+  return field.label?.trim() || t.text(TYPE_NAMES[field.type])
 }
 
-function fieldAriaLabel(field: SignerField): string {
-  const state = field.type === 'date' ? ' (filled in automatically)' : field.required ? ' (required)' : ' (optional)'
-  return `${fieldName(field)}${state}, page ${field.page}`
+function fieldAriaLabel(t: Translator, field: SignerField): string {
+  const state = field.type === 'date' ? 'automatic' : field.required ? 'required' : 'optional'
+  return t.text('sign.fieldLabel', { name: fieldName(t, field), state, page: field.page })
 }
 
 const PEN_ICON = html`<svg class="icon" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true" focusable="false"><path fill="currentColor" d="M3 17.25V21h3.75L17.8 9.94l-3.75-3.75L3 17.25zm17.7-10.2a1 1 0 0 0 0-1.42l-2.33-2.33a1 1 0 0 0-1.42 0l-1.83 1.83 3.75 3.75 1.83-1.83z"/></svg>`
 
-function fieldControl(field: SignerField, today: string): SafeHtml {
-  const label = fieldAriaLabel(field)
+function fieldControl(t: Translator, field: SignerField, today: string): SafeHtml {
+  const label = fieldAriaLabel(t, field)
   switch (field.type) {
     case 'signature':
     case 'initials': {
       // The accessible name starts with the visible word, so speech users can say what they see (WCAG 2.5.3).
-      const action = field.type === 'signature' ? 'Sign' : 'Initial'
-      return html`<button type="button" class="field-control" aria-label="${action}: ${label}"><span class="field-hint">${PEN_ICON}<span>${action}</span></span></button>`
+      // data-label: the name without that word, for the script's "…, filled; select to change".
+      const action = t.text('sign.markAction', { kind: field.type })
+      return html`<button type="button" class="field-control" aria-label="${t.text('sign.markLabel', { kind: field.type, label })}" data-label="${label}"><span class="field-hint">${PEN_ICON}<span>${action}</span></span></button>`
     }
     case 'text':
-      return html`<input type="text" class="field-control" maxlength="500" autocomplete="off" aria-label="${label}" placeholder="${fieldName(field)}">`
     case 'checkbox':
-      return html`<input type="checkbox" class="field-control" aria-label="${label}">`
+    case 'name':
+    case 'email':
+    case 'number':
+    case 'dropdown':
+    case 'radio':
+      return typedFieldControl({ ...field, type: field.type }, label, fieldName(t, field))
     case 'date':
       return html`<input type="text" class="field-control" readonly value="${today}" aria-label="${label}">`
   }
 }
 
-function fieldElement(field: SignerField, page: { width: number; height: number }, today: string): SafeHtml {
+function fieldElement(t: Translator, field: SignerField, page: { width: number; height: number }, today: string): SafeHtml {
   const box = [percent(field.x, page.width), percent(field.y, page.height), percent(field.width, page.width), percent(field.height, page.height)]
   const classes = ['field', `field--${field.type}`, field.type !== 'date' && field.required ? 'is-required' : '', field.type === 'date' ? 'is-filled' : '']
-  return html`<div class="${classes.filter(Boolean).join(' ')}" data-field-id="${field.id}" data-type="${field.type}" data-box="${box.join(',')}">${fieldControl(field, today)}</div>`
+  return html`<div class="${classes.filter(Boolean).join(' ')}" data-field-id="${field.id}" data-type="${field.type}" data-box="${box.join(',')}">${fieldControl(t, field, today)}</div>`
 }
 
-function instruction(fields: SignerField[]): SafeHtml {
+function instruction(t: Translator, fields: SignerField[]): SafeHtml {
   const toFill = fields.filter((f) => f.type !== 'date')
   const required = toFill.filter((f) => f.required).length
-  if (toFill.length === 0) return html`Review the document, then select <strong>Finish</strong> to sign it.`
-  const what = toFill.length === 1 ? 'the highlighted field' : `the ${toFill.length} highlighted fields`
-  const note = required > 0 && required < toFill.length ? ` (${required} required)` : ''
-  return html`Fill in ${what}${note}, then select <strong>Finish</strong>.`
+  if (toFill.length === 0) return t.html('sign.instructionReview')
+  // The "(n required)" note only when some, not all, are required.
+  return t.html('sign.instructionFill', { count: toFill.length, required: required < toFill.length ? required : 0 })
 }
 
-const DIALOG_CLOSE = html`<button type="button" class="dialog-x" data-close aria-label="Close"><svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false"><path fill="currentColor" d="M18.3 5.7a1 1 0 0 0-1.4 0L12 10.6 7.1 5.7a1 1 0 1 0-1.4 1.4l4.9 4.9-4.9 4.9a1 1 0 1 0 1.4 1.4l4.9-4.9 4.9 4.9a1 1 0 0 0 1.4-1.4L13.4 12l4.9-4.9a1 1 0 0 0 0-1.4z"/></svg></button>`
+const dialogClose = (t: Translator) =>
+  html`<button type="button" class="dialog-x" data-close aria-label="${t.text('dialog.close')}"><svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false"><path fill="currentColor" d="M18.3 5.7a1 1 0 0 0-1.4 0L12 10.6 7.1 5.7a1 1 0 1 0-1.4 1.4l4.9 4.9-4.9 4.9a1 1 0 1 0 1.4 1.4l4.9-4.9 4.9 4.9a1 1 0 0 0 1.4-1.4L13.4 12l4.9-4.9a1 1 0 0 0 0-1.4z"/></svg></button>`
 
-const SIGNATURE_DIALOG = html`<dialog id="signature-dialog" class="dialog" aria-labelledby="signature-title">
-  <div class="dialog-head"><h2 id="signature-title">Add your signature</h2>${DIALOG_CLOSE}</div>
-  <div class="tabs" role="tablist" aria-label="How to sign">
-    <button type="button" role="tab" id="tab-draw" aria-controls="panel-draw" aria-selected="true">Draw</button>
-    <button type="button" role="tab" id="tab-type" aria-controls="panel-type" aria-selected="false" tabindex="-1">Type</button>
+// The drawing pad stays left-to-right in every language: its line and "×" mark where a pen starts, as on paper forms.
+const signatureDialog = (t: Translator) => html`<dialog id="signature-dialog" class="dialog" aria-labelledby="signature-title">
+  <div class="dialog-head"><h2 id="signature-title">${t.text('signature.title', { kind: 'signature' })}</h2>${dialogClose(t)}</div>
+  <div class="tabs" role="tablist" aria-label="${t.text('signature.howToSign')}">
+    <button type="button" role="tab" id="tab-draw" aria-controls="panel-draw" aria-selected="true">${t.text('signature.draw')}</button>
+    <button type="button" role="tab" id="tab-type" aria-controls="panel-type" aria-selected="false" tabindex="-1">${t.text('signature.type')}</button>
   </div>
   <div role="tabpanel" id="panel-draw" aria-labelledby="tab-draw" class="tab-panel">
-    <div class="pad-wrap">
-      <canvas id="signature-pad" width="1200" height="400" role="img" aria-label="Signature drawing area" aria-describedby="pad-help"></canvas>
+    <div class="pad-wrap" dir="ltr">
+      <canvas id="signature-pad" width="1200" height="400" role="img" aria-label="${t.text('signature.padLabel')}" aria-describedby="pad-help"></canvas>
       <span class="pad-line" aria-hidden="true"></span>
     </div>
     <div class="pad-foot">
-      <p id="pad-help" class="help">Draw with your mouse, finger or stylus. Using a keyboard? Choose <em>Type</em>.</p>
-      <button type="button" id="signature-clear" class="btn btn-small btn-ghost">Clear</button>
+      <p id="pad-help" class="help">${t.html('signature.padHelp')}</p>
+      <button type="button" id="signature-clear" class="btn btn-small btn-ghost">${t.text('signature.clear')}</button>
     </div>
   </div>
   <div role="tabpanel" id="panel-type" aria-labelledby="tab-type" class="tab-panel" hidden>
-    <label for="signature-text" id="signature-text-label">Type your name</label>
-    <input type="text" id="signature-text" class="type-input" maxlength="60" autocomplete="off" spellcheck="false">
+    <label for="signature-text" id="signature-text-label">${t.text('signature.typeLabel', { kind: 'signature' })}</label>
+    <input type="text" id="signature-text" class="type-input" maxlength="60" autocomplete="off" spellcheck="false" dir="auto">
   </div>
   <p id="signature-error" class="form-error" role="alert"></p>
-  <p class="legal" id="signature-legal">By selecting Apply, you agree that this is your electronic signature, as valid as one on paper.</p>
+  <p class="legal" id="signature-legal">${t.text('signature.legal', { kind: 'signature' })}</p>
   <div class="dialog-actions">
-    <button type="button" id="signature-remove" class="btn btn-ghost btn-left" hidden>Remove</button>
-    <button type="button" class="btn btn-secondary" data-close>Cancel</button>
-    <button type="button" id="signature-apply" class="btn btn-primary">Apply</button>
+    <button type="button" id="signature-remove" class="btn btn-ghost btn-left" hidden>${t.text('signature.remove')}</button>
+    <button type="button" class="btn btn-secondary" data-close>${t.text('dialog.cancel')}</button>
+    <button type="button" id="signature-apply" class="btn btn-primary">${t.text('signature.apply')}</button>
   </div>
 </dialog>`
 
-function declineDialog(orgName: string): SafeHtml {
+function declineDialog(t: Translator, orgName: string): SafeHtml {
   return html`<dialog id="decline-dialog" class="dialog" aria-labelledby="decline-title" aria-describedby="decline-desc">
   <form id="decline-form" method="dialog" novalidate>
-    <div class="dialog-head"><h2 id="decline-title">Decline to sign?</h2>${DIALOG_CLOSE}</div>
-    <p id="decline-desc">${orgName} will be told that you declined, and you won't be able to sign this document afterwards.</p>
-    <label for="decline-reason">Reason <span class="optional">(optional)</span></label>
-    <textarea id="decline-reason" maxlength="500" rows="4"></textarea>
+    <div class="dialog-head"><h2 id="decline-title">${t.text('decline.title')}</h2>${dialogClose(t)}</div>
+    <p id="decline-desc">${t.text('decline.description', { org: orgName })}</p>
+    <label for="decline-reason">${t.text('decline.reason')} <span class="optional">${t.text('decline.optional')}</span></label>
+    <textarea id="decline-reason" maxlength="500" rows="4" dir="auto"></textarea>
     <p id="decline-error" class="form-error" role="alert"></p>
     <div class="dialog-actions">
-      <button type="button" class="btn btn-secondary" data-close>Cancel</button>
-      <button type="submit" id="decline-confirm" class="btn btn-danger">Decline to sign</button>
+      <button type="button" class="btn btn-secondary" data-close>${t.text('dialog.cancel')}</button>
+      <button type="submit" id="decline-confirm" class="btn btn-danger">${t.text('decline.confirm')}</button>
     </div>
   </form>
 </dialog>`
 }
 
 export function signingPage(model: SigningPageModel): string {
+  const { t } = model
   const fields = [...model.fields].sort(byReadingOrder)
-  const expiry = formatExpiry(model.expiresAt)
   const signerName = model.signer.name?.trim() || null
   const pageCount = model.pages.length
+  // The document keeps its own geometry in every language: fields sit where they are on the PDF, even on a right-to-left page.
   const pages = model.pages.map((size, index) => {
     const number = index + 1
     const own = fields.filter((f) => f.page === number)
-    return html`<section class="page" id="page-${number}" data-page="${number}" data-size="${size.width},${size.height}" aria-label="Page ${number} of ${pageCount}">
+    return html`<section class="page" id="page-${number}" data-page="${number}" data-size="${size.width},${size.height}" dir="ltr" aria-label="${t.text('sign.pageLabel', { page: number, count: pageCount })}">
 <div class="page-loading" aria-hidden="true"><span class="spinner"></span></div>
-${own.map((f) => fieldElement(f, size, model.today))}
+${own.map((f) => fieldElement(t, f, size, model.today))}
 </section>`
   })
   const requiredCount = fields.filter((f) => f.type !== 'date' && f.required).length
+  const signingAs = signerName
+    ? t.html('sign.signingAsWithEmail', { name: signerName, email: model.signer.email })
+    : t.html('sign.signingAs', { name: model.signer.email })
 
-  const body = html`<a class="skip-link" href="#document">Skip to the document</a>
+  const body = html`<a class="skip-link" href="#document">${t.text('sign.skipLink')}</a>
 <header class="masthead">
   <div class="masthead-inner">
-    <p class="eyebrow">${model.orgName} sent you a document to sign</p>
+    <p class="eyebrow">${t.text('sign.eyebrow', { org: model.orgName })}</p>
     <h1>${model.title}</h1>
-    <p class="lede">${instruction(fields)}</p>
+    <p class="lede">${instruction(t, fields)}</p>
     <p class="meta">
-      <span>Signing as <strong>${signerName ?? model.signer.email}</strong>${signerName ? html` (${model.signer.email})` : ''}</span>
-      ${expiry ? html`<span>Link expires ${expiry}</span>` : ''}
-      <a href="${signUrl(model.token, 'document.pdf')}" download>Download the PDF</a>
+      <span>${signingAs}</span>
+      ${model.signer.roleName ? html`<span class="signer-role">${t.html('sign.role', { role: model.signer.roleName })}</span>` : ''}
+      ${model.expiresAt ? html`<span>${t.text('sign.linkExpires', { date: t.date(model.expiresAt) })}</span>` : ''}
+      <a href="${signUrl(model.token, 'document.pdf')}" download>${t.text('sign.download')}</a>
     </p>
   </div>
 </header>
 <div id="sign-alert" class="alert" role="alert" hidden>
   <p id="sign-alert-text"></p>
-  <button type="button" id="sign-alert-reload" class="btn btn-small btn-secondary" hidden>Reload the page</button>
-  <button type="button" id="sign-alert-dismiss" class="btn btn-small btn-ghost">Dismiss</button>
+  <button type="button" id="sign-alert-reload" class="btn btn-small btn-secondary" hidden>${t.text('sign.reload')}</button>
+  <button type="button" id="sign-alert-dismiss" class="btn btn-small btn-ghost">${t.text('sign.dismiss')}</button>
 </div>
-<main id="document" class="document" tabindex="-1" aria-label="Document: ${model.title}">
-<noscript><p class="alert">Signing needs JavaScript. Please enable it and reload this page.</p></noscript>
+<main id="document" class="document" tabindex="-1" aria-label="${t.text('sign.documentLabel', { title: model.title })}">
+<noscript><p class="alert">${t.text('sign.noscript')}</p></noscript>
 ${pages}
 </main>
-<div class="toolbar" role="region" aria-label="Signing progress and actions">
+<div class="toolbar" role="region" aria-label="${t.text('sign.toolbarLabel')}">
   <div class="toolbar-inner">
     <div class="progress">
-      <p id="progress-text">${requiredCount === 0 ? 'No required fields' : `0 of ${requiredCount} required fields done`}</p>
+      <p id="progress-text">${t.text('sign.progress', { done: 0, total: requiredCount })}</p>
       <div class="progress-track" aria-hidden="true"><span id="progress-bar"></span></div>
     </div>
     <div class="toolbar-actions">
-      <button type="button" id="decline-open" class="btn btn-ghost">Decline</button>
-      <button type="button" id="next-field" class="btn btn-secondary">Next field</button>
-      <button type="button" id="finish" class="btn btn-primary" disabled>Finish</button>
+      <button type="button" id="decline-open" class="btn btn-ghost">${t.text('sign.decline')}</button>
+      <button type="button" id="next-field" class="btn btn-secondary">${t.text('sign.nextField')}</button>
+      <button type="button" id="finish" class="btn btn-primary" disabled>${t.text('sign.finish')}</button>
     </div>
   </div>
 </div>
 <p id="live" class="sr-only" role="status" aria-live="polite"></p>
-${SIGNATURE_DIALOG}
-${declineDialog(model.orgName)}`
+${signatureDialog(t)}
+${declineDialog(t, model.orgName)}`
 
   return shell({
-    title: `Sign: ${model.title} – ${model.orgName}`,
+    t,
+    token: model.token,
+    title: t.text('sign.pageTitle', { title: model.title, org: model.orgName }),
     view: 'sign',
     body,
     boot: {
@@ -254,6 +318,7 @@ ${declineDialog(model.orgName)}`
         font: signingAssetUrl('dancing-script.woff2'),
       },
       signer: { name: signerName ?? '', initials: initialsOf(signerName) },
+      messages: t.messages(SIGNING_SCRIPT_MESSAGES),
     },
   })
 }
@@ -270,45 +335,59 @@ const icon = (name: keyof typeof ICONS) =>
   html`<svg class="card-icon" viewBox="0 0 24 24" width="48" height="48" aria-hidden="true" focusable="false">${ICONS[name]}</svg>`
 
 export function codePage(model: CodePageModel): string {
+  const { t } = model
   const body = html`<main class="card-page">
   <div class="card tone-info">
     ${icon('lock')}
     <p class="eyebrow">${model.orgName}</p>
-    <h1>Confirm it's you</h1>
-    <p>To open <strong>${model.title}</strong>, enter the 6-digit code we email to <strong>${model.maskedEmail}</strong>.</p>
+    <h1>${t.text('code.heading')}</h1>
+    <p>${t.html('code.intro', { title: model.title, email: model.maskedEmail })}</p>
     <p id="code-message" class="message" role="status" aria-live="polite"></p>
     <div id="code-start">
-      <button type="button" id="code-send" class="btn btn-primary btn-block">Email me a code</button>
+      <button type="button" id="code-send" class="btn btn-primary btn-block">${t.text('code.send')}</button>
     </div>
     <form id="code-form" class="code-form" novalidate hidden>
-      <label for="code-input">6-digit code</label>
-      <input type="text" id="code-input" class="code-input" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required aria-describedby="code-message">
-      <button type="submit" id="code-verify" class="btn btn-primary btn-block">Verify</button>
+      <label for="code-input">${t.text('code.inputLabel')}</label>
+      <input type="text" id="code-input" class="code-input" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" required aria-describedby="code-message" dir="ltr">
+      <button type="submit" id="code-verify" class="btn btn-primary btn-block">${t.text('code.verify')}</button>
       <div class="resend">
-        <button type="button" id="code-resend" class="btn btn-link">Send a new code</button>
+        <button type="button" id="code-resend" class="btn btn-link">${t.text('code.resend')}</button>
         <span id="code-countdown" class="muted"></span>
       </div>
     </form>
-    <noscript><p class="message is-error">This page needs JavaScript. Please enable it and reload.</p></noscript>
+    <noscript><p class="message is-error">${t.text('code.noscript')}</p></noscript>
   </div>
 </main>`
   return shell({
-    title: `Confirm it's you – ${model.title}`,
+    t,
+    token: model.token,
+    title: t.text('code.pageTitle', { title: model.title }),
     view: 'code',
     body,
-    boot: { view: 'code', urls: { send: signUrl(model.token, 'code'), verify: signUrl(model.token, 'code/verify') } },
+    boot: {
+      view: 'code',
+      urls: { send: signUrl(model.token, 'code'), verify: signUrl(model.token, 'code/verify') },
+      messages: t.messages(CODE_SCRIPT_MESSAGES),
+    },
   })
 }
 
 export function statusPage(model: StatusPageModel): string {
+  const { t } = model
   const body = html`<main class="card-page">
   <div class="card tone-${model.tone}">
     ${icon(model.tone)}
     ${model.title ? html`<p class="eyebrow">${model.title}</p>` : ''}
     <h1>${model.heading}</h1>
     <p>${model.message}</p>
-    ${model.downloadUrl ? html`<a class="btn btn-primary btn-block" href="${model.downloadUrl}" download>Download signed PDF</a>` : ''}
+    ${model.downloadUrl ? html`<a class="btn btn-primary btn-block" href="${model.downloadUrl}" download>${t.text('status.downloadSigned')}</a>` : ''}
   </div>
 </main>`
-  return shell({ title: model.title ? `${model.heading} – ${model.title}` : model.heading, view: 'status', body })
+  return shell({
+    t,
+    ...(model.token ? { token: model.token } : {}),
+    title: model.title ? `${model.heading} – ${model.title}` : model.heading,
+    view: 'status',
+    body,
+  })
 }

@@ -52,7 +52,7 @@ export function SignersCard({ document }: { document: DocumentDetail }) {
                 {signer.name && <p className="text-sm break-all text-muted">{signer.email}</p>}
                 <p className="mt-1 text-sm text-muted">
                   {ordered && `Step ${signer.order ?? ''} · `}
-                  {(ordered || document.signers.length > 1) && `${partyLabel(signer.role)} · `}
+                  {(ordered || document.signers.length > 1 || signer.role_name) && `${signer.role_name ?? partyLabel(signer.role)} · `}
                   {progressText(signer, document, ordered)}
                 </p>
                 {signer.auth_required && (

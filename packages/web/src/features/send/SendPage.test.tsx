@@ -14,6 +14,7 @@ const server = vi.hoisted(() => {
     refusal: { status: 400, body: {} as Record<string, unknown> },
     sent: [] as unknown[],
     roles: [0, 1],
+    roleNames: undefined as { role: number; name: string; order?: number }[] | undefined,
     defaultReminders: { status: 200, body: {} as unknown },
   }
   // openapi-fetch takes fetch when its client is created, and resolves /api/v1 against the page's address.
@@ -22,7 +23,13 @@ const server = vi.hoisted(() => {
     const request = input instanceof Request ? input : new Request(input, init)
     const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
     if (request.method === 'GET' && new URL(request.url).pathname === '/api/v1/templates') {
-      return json(200, { templates: [{ id: 'b6f2c1d0-0000-4000-8000-000000000001', name: 'Lease', roles: state.roles }], has_more: false })
+      const template = {
+        id: 'b6f2c1d0-0000-4000-8000-000000000001',
+        name: 'Lease',
+        roles: state.roles,
+        ...(state.roleNames ? { role_names: state.roleNames } : {}),
+      }
+      return json(200, { templates: [template], has_more: false })
     }
     if (request.method === 'GET' && new URL(request.url).pathname === '/api/v1/settings/reminders') {
       return json(state.defaultReminders.status, state.defaultReminders.body)
@@ -86,6 +93,7 @@ beforeEach(() => {
 afterEach(() => {
   cleanup()
   server.roles = [0, 1]
+  server.roleNames = undefined
 })
 
 describe('the Send page places a refusal by its field', () => {
@@ -272,5 +280,57 @@ describe('reminders', () => {
     expect(screen.queryByText(/reminders\.max/)).toBeNull()
     expect(screen.queryByText('The document was not sent')).toBeNull()
     expect(lastSent()).toMatchObject({ reminders: { max: 11 } })
+  })
+})
+
+describe("a template's named roles", () => {
+  const TENANT_FIRST = [
+    { role: 0, name: 'Landlord', order: 2 },
+    { role: 1, name: 'Tenant', order: 1 },
+  ]
+
+  it("labels each party by its role's name, and starts one after another with the template's steps", async () => {
+    server.roleNames = TENANT_FIRST
+    server.refusal = { status: 400, body: { error: 'Not this time.', code: 'invalid_request' } }
+    const user = userEvent.setup()
+    renderSendPage()
+    const landlord = await screen.findByRole('group', { name: 'Landlord' })
+    expect(screen.queryByRole('group', { name: 'Party 1' })).toBeNull()
+    expect(screen.getByRole('switch', { name: 'Signers sign one after another' }).getAttribute('aria-checked')).toBe('true')
+    expect([stepOf('Landlord').value, stepOf('Tenant').value]).toEqual(['2', '1'])
+    screen.getByText('The template sets the steps; changes here apply to this document only.')
+    await user.type(within(landlord).getByRole('textbox', { name: /E-mail/ }), 'lena@example.com')
+    await user.type(within(screen.getByRole('group', { name: 'Tenant' })).getByRole('textbox', { name: /E-mail/ }), 'tom@example.com')
+    await user.click(screen.getByRole('button', { name: 'Send for signature' }))
+
+    await screen.findByText('The document was not sent')
+    expect(lastSent().signers).toEqual([
+      { role: 0, email: 'lena@example.com', auth_required: false, order: 2 },
+      { role: 1, email: 'tom@example.com', auth_required: false, order: 1 },
+    ])
+  })
+
+  it("sends order: null for everyone at once when the switch is turned off (else the server would take the template's steps)", async () => {
+    server.roleNames = TENANT_FIRST
+    server.refusal = { status: 400, body: { error: 'Not this time.', code: 'invalid_request' } }
+    const user = userEvent.setup()
+    renderSendPage()
+    await screen.findByRole('group', { name: 'Landlord' })
+    await user.click(screen.getByRole('switch', { name: 'Signers sign one after another' }))
+    expect(screen.queryByRole('spinbutton', { name: 'Step' })).toBeNull()
+    await user.type(within(screen.getByRole('group', { name: 'Landlord' })).getByRole('textbox', { name: /E-mail/ }), 'lena@example.com')
+    await user.type(within(screen.getByRole('group', { name: 'Tenant' })).getByRole('textbox', { name: /E-mail/ }), 'tom@example.com')
+    await user.click(screen.getByRole('button', { name: 'Send for signature' }))
+
+    await screen.findByText('The document was not sent')
+    expect(lastSent().signers.map((signer) => signer.order)).toEqual([null, null])
+  })
+
+  it('a name without steps changes only the label: the switch stays off', async () => {
+    server.roleNames = [{ role: 1, name: 'Guarantor' }]
+    renderSendPage()
+    await screen.findByRole('group', { name: 'Guarantor' })
+    screen.getByRole('group', { name: 'Party 1' })
+    expect(screen.getByRole('switch', { name: 'Signers sign one after another' }).getAttribute('aria-checked')).toBe('false')
   })
 })

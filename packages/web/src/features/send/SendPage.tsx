@@ -5,6 +5,7 @@ import { ApiError } from '../../api/client.ts'
 import { reminderSettingsQuery } from '../../api/queries.ts'
 import { Button, Card, Field, Input, PageHeader, Select, Switch, Textarea } from '../../components/index.ts'
 import { draftOf, scheduleOf, SUGGESTED_SCHEDULE, type ReminderDraft } from '../settings/reminder-draft.ts'
+import type { TemplateSummary } from '../templates/queries.ts'
 import { WithTemplates } from '../templates/WithTemplates.tsx'
 import { peopleTextFor } from '../../lib/people-text.ts'
 import { partyLabel } from '../../lib/vocabulary.ts'
@@ -44,7 +45,15 @@ export function SendPage() {
   )
 }
 
-function SendForm({ templates }: { templates: { id: string; name: string; roles: number[] }[] }) {
+/** A party as the template calls it: its role's name ("Landlord"), else "Party N". */
+const roleLabel = (template: TemplateSummary | undefined, role: number): string =>
+  template?.role_names?.find((entry) => entry.role === role)?.name ?? partyLabel(role)
+
+/** The template's default step for a role; the server keeps them on every role or on none. */
+const defaultStep = (template: TemplateSummary | undefined, role: number): number | undefined =>
+  template?.role_names?.find((entry) => entry.role === role)?.order
+
+function SendForm({ templates }: { templates: TemplateSummary[] }) {
   const search = route.useSearch()
   const navigate = useNavigate()
   const [templateId, setTemplateId] = useState(search.template && templates.some((t) => t.id === search.template) ? search.template : (templates[0]?.id ?? ''))
@@ -52,8 +61,8 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
   const [expires, setExpires] = useState('')
   const [subject, setSubject] = useState('')
   const [message, setMessage] = useState('')
-  // Off: every party is invited at once and the request carries no order, as before orders existed.
-  const [oneAfterAnother, setOneAfterAnother] = useState(false)
+  // Off: every party is invited at once. Untouched (null), it follows the template: on when the template has default steps.
+  const [oneAfterAnotherChoice, setOneAfterAnother] = useState<boolean | null>(null)
   // As typed (a cleared box is ''); a party nobody changed takes its place in role order: 1, 2, 3…
   const [steps, setSteps] = useState<Record<number, string>>({})
   const workspaceReminders = useQuery(reminderSettingsQuery)
@@ -62,6 +71,8 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
   const [typedReminders, setTypedReminders] = useState<ReminderDraft | null>(null)
   const customReminders = typedReminders ?? draftOf(workspaceReminders.data?.reminders ?? SUGGESTED_SCHEDULE)
   const template = templates.find((t) => t.id === templateId)
+  const templateSteps = template?.role_names?.some((entry) => entry.order !== undefined) ?? false
+  const oneAfterAnother = oneAfterAnotherChoice ?? templateSteps
   // A template without fields cannot be sent (the server would refuse it): the form says so instead.
   const withoutFields = template !== undefined && template.roles.length === 0
   const roles = template && !withoutFields ? template.roles : [0]
@@ -71,7 +82,13 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
   // An order needs two parties to put one after the other.
   const several = roles.length > 1
   const ordered = oneAfterAnother && several
-  const step = (role: number): string => steps[role] ?? String(roles.indexOf(role) + 1)
+  const step = (role: number): string => steps[role] ?? String(defaultStep(template, role) ?? roles.indexOf(role) + 1)
+  const chooseTemplate = (id: string) => {
+    setTemplateId(id)
+    // Steps belong to a template: another one starts from its own defaults.
+    setOneAfterAnother(null)
+    setSteps({})
+  }
 
   const send = useCreateDocument()
   // An error about one value goes under its control, from the server's `field`; the rest (and a 402's way out) above the button.
@@ -91,7 +108,10 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
     send.mutate({
       template_id: templateId,
       // A cleared or odd step is sent as it is (a cleared one as 0): the server's refusal then shows under that party's Step.
-      ...(single ? { signer: signer(0) } : { signers: roles.map((role) => ({ role, ...signer(role), ...(ordered ? { order: Number(step(role)) } : {}) })) }),
+      // Everyone at once from a template with default steps is `order: null`: without any order the server would take the template's steps.
+      ...(single
+        ? { signer: signer(0) }
+        : { signers: roles.map((role) => ({ role, ...signer(role), ...(ordered ? { order: Number(step(role)) } : templateSteps ? { order: null } : {}) })) }),
       ...(expires ? { expires_at: toUtc(expires) } : {}),
       ...(subject.trim() ? { invite_subject: subject.trim() } : {}),
       ...(message.trim() ? { invite_message: message.trim() } : {}),
@@ -145,9 +165,10 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
     <form onSubmit={submit} noValidate className="flex max-w-2xl flex-col gap-5">
       <Card title="Template">
         <Field label="Template" error={errorFor('template_id')} required>
-          <Select value={templateId} onValueChange={setTemplateId} options={templates.map((t) => ({ value: t.id, label: t.name }))} />
+          <Select value={templateId} onValueChange={chooseTemplate} options={templates.map((t) => ({ value: t.id, label: t.name }))} />
         </Field>
         {several && <Switch className="mt-4" label="Signers sign one after another" checked={oneAfterAnother} onCheckedChange={setOneAfterAnother} />}
+        {several && templateSteps && <p className="mt-1 text-sm text-muted">The template sets the steps; changes here apply to this document only.</p>}
         {withoutFields && (
           <p className="mt-2 text-sm" role="status">
             This template has no fields yet, so there is nothing to sign.{' '}
@@ -174,7 +195,9 @@ function SendForm({ templates }: { templates: { id: string; name: string; roles:
       <>
         {roles.map((role) => (
           <fieldset key={role} className="rounded-lg border border-line bg-white p-4 sm:p-5">
-            <legend className="px-1 text-base font-semibold">{single ? 'Signer' : partyLabel(role)}</legend>
+            <legend className="px-1 text-base font-semibold">
+              {single ? (template?.role_names?.find((entry) => entry.role === 0)?.name ?? 'Signer') : roleLabel(template, role)}
+            </legend>
             {ordered && (
               <Field label="Step" hint="Parties with the same step sign at the same time." error={errorFor(`party.${role}.order`)} className="mb-3">
                 {/* A number of one or two digits: the box stays narrow (Input is as wide as its container), the hint does not. */}

@@ -14,6 +14,7 @@ import { placeError } from '../../lib/people-text.ts'
 import { useSetReminderSettings } from './queries.ts'
 import { draftOf, scheduleOf, SUGGESTED_SCHEDULE, type ReminderDraft } from './reminder-draft.ts'
 import { ReminderScheduleFields } from './ReminderScheduleFields.tsx'
+import { SignerLanguageCard } from './SignerLanguageCard.tsx'
 
 /** The controls a refusal's `field` can point at, as JSON pointers without their leading slash. */
 const CONTROLS = ['reminders/first_after_days', 'reminders/every_days', 'reminders/max'] as const
@@ -50,6 +51,7 @@ export function RemindersPage() {
           )}
         </QueryView>
       </Card>
+      <SignerLanguageCard />
     </>
   )
 }

@@ -190,6 +190,20 @@ export function useSetReminderSettings() {
   })
 }
 
+// Signer language (extension): the workspace's default for signer pages and e-mails
+
+export type SignerLanguageSetting = operations['getSignerLanguageSettings']['responses'][200]['content']['application/json']['language']
+export const signerLanguageQuery = queryOptions({ queryKey: ['signer-language'] as const, queryFn: () => unwrap(api.GET('/settings/signer-language')) })
+
+/** Sets the workspace's default language (null: none), for every document without a language of its own. */
+export function useSetSignerLanguage() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (language: SignerLanguageSetting) => unwrap(api.PUT('/settings/signer-language', { body: { language } })),
+    onSuccess: (saved) => queryClient.setQueryData(signerLanguageQuery.queryKey, saved),
+  })
+}
+
 // Identity check
 
 export const identityCheckQuery = queryOptions({ queryKey: identityCheckKeys.all, queryFn: () => unwrap(api.GET('/identity-check')) })

@@ -5,6 +5,7 @@ import { fieldsForSave, hasUnsavedChanges, keyAtSaveIndex, type EditorAction, ty
 import { revealField } from './editor/reveal-field.ts'
 import { refusedFieldIndex, saveErrorText } from './editor/save-error.ts'
 import { TemplateEditor } from './editor/TemplateEditor.tsx'
+import { TemplateRoles, templateRolesKey } from './roles/TemplateRoles.tsx'
 import { templatePdfQuery, templateQuery, useSaveTemplateFields, type TemplateDetail } from './queries.ts'
 
 const route = getRouteApi('/signed-in/templates/$id')
@@ -34,9 +35,12 @@ export default function TemplateEditorPage() {
           ) : pdf.isError ? (
             <ErrorMessage title="The PDF could not be opened" error={pdf.error} onRetry={() => void pdf.refetch()} />
           ) : (
-            <TemplateEditor pdf={pdf.data} serverPages={data.pages} fields={data.fields}>
-              {(state, dispatch) => <SaveBar template={data} state={state} dispatch={dispatch} />}
-            </TemplateEditor>
+            <>
+              <TemplateRoles key={templateRolesKey(data)} template={data} />
+              <TemplateEditor pdf={pdf.data} serverPages={data.pages} fields={data.fields}>
+                {(state, dispatch) => <SaveBar template={data} state={state} dispatch={dispatch} />}
+              </TemplateEditor>
+            </>
           )
         }
       </QueryView>

@@ -123,3 +123,20 @@ export function useSaveTemplateFields() {
     },
   })
 }
+
+export type TemplateRoleEntry = NonNullable<TemplateDetail['role_names']>[number]
+
+/**
+ * Names the template's roles and sets their default steps (replacing what was set). The answer is
+ * the saved template; the list is read again (the Send page labels its parties from it).
+ */
+export function useSaveTemplateRoles() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: ({ id, roles }: { id: string; roles: TemplateRoleEntry[] }) => unwrap(api.PUT('/templates/{id}/roles', { ...byId(id), body: { roles } })),
+    onSuccess: (saved, { id }) => {
+      queryClient.setQueryData(templateKeys.detail(id), saved)
+      void queryClient.invalidateQueries({ queryKey: templateKeys.all, exact: true })
+    },
+  })
+}

@@ -1,16 +1,24 @@
+import type { MessageKey } from './i18n.ts'
+
 /**
  * What pages.ts hands the script in `<script type="application/json" id="signet-boot">`:
  * the pages run under a strict CSP (no inline script), so data travels as JSON.
  */
 
-export interface SigningBoot {
+/** Every page's texts for the script (raw ICU in the signer's language) and that language: client/i18n.ts. */
+interface Texts {
+  language: string
+  messages: Partial<Record<MessageKey, string>>
+}
+
+export interface SigningBoot extends Texts {
   view: 'sign'
   urls: { document: string; view: string; finish: string; decline: string }
   assets: { pdfjs: string; pdfWorker: string; font: string }
   signer: { name: string; initials: string }
 }
 
-export interface CodeBoot {
+export interface CodeBoot extends Texts {
   view: 'code'
   urls: { send: string; verify: string }
 }

@@ -1,5 +1,6 @@
 import type { CodeBoot } from './boot.ts'
 import { byId } from './dom.ts'
+import { t } from './i18n.ts'
 import { postJson, RequestError } from './post-json.ts'
 
 interface CodeSent {
@@ -33,7 +34,7 @@ export function initCode(boot: CodeBoot): void {
     let left = Math.max(0, Math.ceil(seconds))
     const tick = () => {
       resend.disabled = left > 0
-      byId('code-countdown').textContent = left > 0 ? `available in ${left} s` : ''
+      byId('code-countdown').textContent = left > 0 ? t('code.availableIn', { seconds: left }) : ''
       if (left-- <= 0) clearInterval(timer)
     }
     tick()
@@ -42,10 +43,10 @@ export function initCode(boot: CodeBoot): void {
 
   async function requestCode(button: HTMLButtonElement): Promise<void> {
     button.disabled = true
-    say('Sending…')
+    say(t('code.sending'))
     try {
       const answer = await postJson<CodeSent>(boot.urls.send, {})
-      say(`We sent a code to ${answer.sent_to}. It can take a minute to arrive; check your spam folder too.`, 'success')
+      say(t('code.sent', { email: answer.sent_to }), 'success')
       showForm()
       coolDown(answer.resend_in_seconds ?? 60)
     } catch (error) {
@@ -60,13 +61,13 @@ export function initCode(boot: CodeBoot): void {
   async function submitCode(): Promise<void> {
     const code = input.value
     if (!/^\d{6}$/.test(code)) {
-      say('Enter the 6-digit code from the email.', 'error')
+      say(t('code.enterSixDigits'), 'error')
       return input.focus()
     }
     verify.disabled = true
     try {
       await postJson(boot.urls.verify, { code })
-      say('Verified. Opening the document…', 'success')
+      say(t('code.verified'), 'success')
       location.reload()
     } catch (error) {
       verify.disabled = false

@@ -23,6 +23,7 @@
 import { readBoot } from './boot.ts'
 import { initCode } from './code-page.ts'
 import { initSigning } from './signing-page.ts'
+import { useMessages } from './i18n.ts'
 
 const boot = readBoot()
 
@@ -30,5 +31,6 @@ for (const button of document.querySelectorAll('[data-close]')) {
   button.addEventListener('click', () => button.closest('dialog')?.close())
 }
 
+if (boot.view) useMessages(boot.messages, boot.language)
 if (boot.view === 'sign') initSigning(boot)
 if (boot.view === 'code') initCode(boot)

@@ -2,6 +2,7 @@ import { announce, byId } from './dom.ts'
 import type { MarkField } from './fields.ts'
 import { croppedPng, typedPng } from './mark-image.ts'
 import { signaturePad } from './signature-pad.ts'
+import { t } from './i18n.ts'
 
 /**
  * The signature and initials dialog (#signature-dialog): a "Draw" tab with the pad and a
@@ -32,12 +33,11 @@ export function signatureDialog({ signer, fontUrl, hasMark, onApply, onRemove }:
 
   function open(field: MarkField): void {
     current = field
-    const initials = field.type === 'initials'
-    byId('signature-title').textContent = initials ? 'Add your initials' : 'Add your signature'
-    byId('signature-text-label').textContent = initials ? 'Type your initials' : 'Type your name'
-    byId('signature-legal').textContent =
-      `By selecting Apply, you agree that ${initials ? 'these are your electronic initials' : 'this is your electronic signature'}, as valid as ${initials ? 'initials' : 'a signature'} on paper.`
-    typed.value = initials ? signer.initials : signer.name
+    const kind = { kind: field.type }
+    byId('signature-title').textContent = t('signature.title', kind)
+    byId('signature-text-label').textContent = t('signature.typeLabel', kind)
+    byId('signature-legal').textContent = t('signature.legal', kind)
+    typed.value = field.type === 'initials' ? signer.initials : signer.name
     byId('signature-remove').hidden = !hasMark(field)
     pad.clear()
     dialog.showModal()
@@ -71,23 +71,22 @@ export function signatureDialog({ signer, fontUrl, hasMark, onApply, onRemove }:
 
   byId('signature-clear').addEventListener('click', () => {
     pad.clear()
-    announce('Drawing cleared.')
+    announce(t('signature.cleared'))
   })
 
   const apply = byId('signature-apply')
   async function applyMark(): Promise<void> {
     if (!current) return
     const field = current
-    const what = field.type === 'initials' ? 'initials' : 'signature'
     let png: string
     if (mode === 'draw') {
       const ink = pad.ink()
-      if (!ink) return void (dialogError.textContent = `Draw your ${what} in the box first, or choose Type.`)
+      if (!ink) return void (dialogError.textContent = t('signature.drawFirst', { kind: field.type }))
       png = croppedPng(pad.canvas, ink)
     } else {
       const text = typed.value.trim()
       if (!text) {
-        dialogError.textContent = `Type your ${what === 'initials' ? 'initials' : 'name'} first.`
+        dialogError.textContent = t('signature.typeFirst', { kind: field.type })
         return typed.focus()
       }
       await scriptFont.load().catch(() => {})

@@ -1,5 +1,6 @@
 import { announce, byId } from './dom.ts'
-import { isFilled, isMark, type Field, type MarkField, type MarkType } from './fields.ts'
+import { isFilled, isMark, problemOf, valueOf, type Field, type MarkField, type MarkType } from './fields.ts'
+import { t } from './i18n.ts'
 
 /**
  * The signer's answers and what follows from them: the progress line, each mark's accessible
@@ -40,13 +41,12 @@ export class SigningForm {
     this.update()
   }
 
-  /** What Finish sends: marks, non-empty texts and every checkbox. */
-  values(): Record<string, string | boolean> {
-    const values: Record<string, string | boolean> = {}
+  /** What Finish sends: marks, every entry made (non-empty texts, numbers, choices) and every checkbox; nothing for a locked field. */
+  values(): Record<string, string | number | boolean> {
+    const values: Record<string, string | number | boolean> = {}
     for (const f of this.fields) {
-      if (isMark(f) && this.marks.has(f.id)) values[f.id] = this.marks.get(f.id) ?? ''
-      if (f.type === 'text' && f.control.value.trim()) values[f.id] = f.control.value.trim()
-      if (f.type === 'checkbox') values[f.id] = f.control.checked
+      const value = isMark(f) ? this.marks.get(f.id) : valueOf(f)
+      if (value !== undefined) values[f.id] = value
     }
     return values
   }
@@ -54,16 +54,25 @@ export class SigningForm {
   update(): void {
     const done = this.required.filter((f) => this.isFilled(f)).length
     const total = this.required.length
+    let problems = 0
     for (const f of this.fields) {
       f.el.classList.toggle('is-filled', this.isFilled(f))
+      // An entry the browser finds wrong (an address, a number out of bounds) keeps Finish off and says why.
+      const problem = problemOf(f)
+      if (problem) problems++
+      f.el.classList.toggle('is-invalid', problem !== null)
+      if (problem) f.control.setAttribute('aria-invalid', 'true')
+      else f.control.removeAttribute('aria-invalid')
+      f.el.title = problem ?? ''
       // Once a mark replaces the visible "Sign"/"Initial", the name says the field is done.
-      if (isMark(f)) f.control.setAttribute('aria-label', this.marks.has(f.id) ? `${f.name.replace(/^\w+: /, '')}, filled; select to change` : f.name)
+      // data-label: the name without the action word (pages.ts), in any language.
+      if (isMark(f)) f.control.setAttribute('aria-label', this.marks.has(f.id) ? t('signature.filled', { label: f.control.dataset.label ?? f.name }) : f.name)
     }
-    byId('progress-text').textContent = total ? `${done} of ${total} required fields done` : 'No required fields'
+    byId('progress-text').textContent = t('sign.progress', { done, total })
     byId('progress-bar').style.width = `${total ? (done / total) * 100 : 100}%`
-    this.finish.disabled = this.busy || done < total
+    this.finish.disabled = this.busy || done < total || problems > 0
     const complete = done === total
-    if (complete && !this.wasComplete && total) announce('All required fields are done. Select Finish to sign.')
+    if (complete && !this.wasComplete && total) announce(t('client.allDone'))
     this.wasComplete = complete
   }
 }

@@ -8,6 +8,7 @@ import { postJson, RequestError } from './post-json.ts'
 import { signatureDialog } from './signature-dialog.ts'
 import { SigningForm } from './signing-form.ts'
 import { wireSubmit } from './submit.ts'
+import { t } from './i18n.ts'
 
 const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)').matches
 
@@ -20,8 +21,7 @@ export function initSigning(boot: SigningBoot): void {
 
   function applyMark(field: MarkField, png: string, reused: boolean): void {
     form.setMark(field, png)
-    const what = field.type === 'initials' ? 'Initials' : 'Signature'
-    announce(`${what} added${reused ? '; select it again to change it' : ''}. ${byId('progress-text').textContent}.`)
+    announce(t(reused ? 'signature.addedAgain' : 'signature.added', { kind: field.type, progress: byId('progress-text').textContent ?? '' }))
   }
   const dialog = signatureDialog({
     signer: boot.signer,
@@ -33,7 +33,7 @@ export function initSigning(boot: SigningBoot): void {
     },
     onRemove(field) {
       form.removeMark(field)
-      announce(`${field.type === 'initials' ? 'Initials' : 'Signature'} removed.`)
+      announce(t('signature.removed', { kind: field.type }))
     },
   })
 
@@ -46,10 +46,11 @@ export function initSigning(boot: SigningBoot): void {
         else dialog.open(f)
       })
     } else if (f.type === 'date') {
-      // The server sends its UTC day; it prints the same words in the signed PDF when finish sends the locale.
-      f.control.value = signingDateText(f.control.value, navigator.language)
+      // The server sends its UTC day, written here in the page's language; finish sends that locale, so the signed PDF prints the same words.
+      f.control.value = signingDateText(f.control.value, document.documentElement.lang)
     } else {
-      f.control.addEventListener(f.type === 'checkbox' ? 'change' : 'input', () => form.update())
+      // On the field, not the control: a radio group's every option reports there.
+      for (const event of ['input', 'change']) f.el.addEventListener(event, () => form.update())
     }
   })
   form.update()
@@ -59,7 +60,7 @@ export function initSigning(boot: SigningBoot): void {
     const next = todo.find((f) => fields.indexOf(f) > lastField) ?? todo[0]
     if (!next) {
       byId('finish').focus()
-      announce('All required fields are done. Select Finish to sign.')
+      announce(t('client.allDone'))
       return
     }
     next.el.scrollIntoView({ block: 'center', behavior: reducedMotion ? 'auto' : 'smooth' })
@@ -74,8 +75,8 @@ export function initSigning(boot: SigningBoot): void {
     workerUrl: boot.assets.pdfWorker,
     documentUrl: boot.urls.document,
     onFirstPage: () => markViewed(boot.urls.view, form),
-    onPageError: (page, error) => showAlert(form, `Page ${page} could not be displayed (${messageOf(error)}).`),
-  }).catch((error: unknown) => showAlert(form, `The document could not be displayed (${messageOf(error)}).`, true))
+    onPageError: (page, error) => showAlert(form, t('client.pageError', { page: page ?? '?', error: messageOf(error) })),
+  }).catch((error: unknown) => showAlert(form, t('client.documentError', { error: messageOf(error) }), true))
 
   wireSubmit(form, boot.urls)
   wireAlert()

@@ -3,6 +3,7 @@ import type { SigningBoot } from './boot.ts'
 import { announce, byId } from './dom.ts'
 import { postJson, RequestError } from './post-json.ts'
 import type { SigningForm } from './signing-form.ts'
+import { t } from './i18n.ts'
 
 /** Finish (sign with the form's values) and Decline (with an optional reason); both reload into the status page. */
 export function wireSubmit(form: SigningForm, urls: SigningBoot['urls']): void {
@@ -38,9 +39,9 @@ export function wireSubmit(form: SigningForm, urls: SigningBoot['urls']): void {
 
   finish.addEventListener('click', () => {
     const values = form.values()
-    announce('Signing…')
-    // The locale makes date fields print as the page shows them (the server formats its own day in it).
-    void send(finish, urls.finish, { values, locale: navigator.language }).then((error) => {
+    announce(t('client.signing'))
+    // The page's language makes date fields print as the page shows them (the server formats its own day in it).
+    void send(finish, urls.finish, { values, locale: document.documentElement.lang }).then((error) => {
       if (error) showAlert(form, error.message)
     })
   })

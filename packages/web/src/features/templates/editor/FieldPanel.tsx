@@ -1,7 +1,7 @@
 import { useState, type Dispatch } from 'react'
-import { Button, Field, Input, Select, Switch } from '../../../components/index.ts'
+import { Button, Field, Input, Select, Switch, Textarea } from '../../../components/index.ts'
 import { partyLabel } from '../../../lib/vocabulary.ts'
-import { FIELD_TYPES, MAX_ROLE, fieldTypeName, type EditorAction, type EditorField, type FieldType, type PageSize } from './editor-state.ts'
+import { FIELD_TYPES, MAX_ROLE, fieldTypeName, hasOptions, type EditorAction, type EditorField, type FieldType, type PageSize } from './editor-state.ts'
 
 export const TYPE_OPTIONS = FIELD_TYPES.map((type) => ({ value: type, label: fieldTypeName(type) }))
 export const ROLE_OPTIONS = Array.from({ length: MAX_ROLE + 1 }, (_, role) => ({ value: String(role), label: partyLabel(role) }))
@@ -12,7 +12,7 @@ interface FieldPanelProps {
   dispatch: Dispatch<EditorAction>
 }
 
-/** The selected field's properties: type, party, required, label, page and its box in points. */
+/** The selected field's properties: type, party, required, label, its options or bounds, its API name, page and its box in points. */
 export function FieldPanel({ field, pages, dispatch }: FieldPanelProps) {
   const edit = (changes: Parameters<typeof editAction>[1]) => dispatch(editAction(field.key, changes))
   const page = pages[field.page - 1]
@@ -25,7 +25,38 @@ export function FieldPanel({ field, pages, dispatch }: FieldPanelProps) {
         <Select value={String(field.role)} onValueChange={(role) => edit({ role: Number(role) })} options={ROLE_OPTIONS} />
       </Field>
       <Switch label="Required" checked={field.required} onCheckedChange={(required) => edit({ required })} />
-      <LabelInput key={field.key} value={field.label ?? ''} onCommit={(label) => edit({ label })} />
+      <TextInput
+        key={`label-${field.key}`}
+        label="Label"
+        hint="Shown to the signer; optional."
+        maxLength={200}
+        value={field.label ?? ''}
+        onCommit={(label) => edit({ label })}
+      />
+      {hasOptions(field.type) && (
+        <TextInput
+          key={`options-${field.key}`}
+          label="Options"
+          hint="One choice per line, in the order the signer sees them."
+          multiline
+          value={(field.options ?? []).join('\n')}
+          onCommit={(text) => edit({ options: text.split('\n') })}
+        />
+      )}
+      {field.type === 'number' && (
+        <div className="grid grid-cols-2 gap-2">
+          <NumberInput label="Minimum" value={field.min ?? null} onCommit={(min) => edit({ min })} />
+          <NumberInput label="Maximum" value={field.max ?? null} onCommit={(max) => edit({ max })} />
+        </div>
+      )}
+      <TextInput
+        key={`name-${field.key}`}
+        label="Name for the API"
+        hint="Optional: lets a send prefill this field by name (letters, digits, _ . -)."
+        maxLength={64}
+        value={field.name ?? ''}
+        onCommit={(name) => edit({ name })}
+      />
       <Field label="Page">
         <Select
           value={String(field.page)}
@@ -52,19 +83,24 @@ export function FieldPanel({ field, pages, dispatch }: FieldPanelProps) {
 const editAction = (key: string, changes: Extract<EditorAction, { type: 'edit' }>['changes']): EditorAction => ({ type: 'edit', key, changes })
 const round = (value: number) => Math.round(value * 100) / 100
 
-/** A number typed freely and applied on Enter or when leaving the box (the reducer clamps it to the page). */
-function NumberInput({ label, value, onCommit }: { label: string; value: number; onCommit: (value: number) => void }) {
-  const [draft, setDraft] = useState(String(round(value)))
+/**
+ * A number typed freely and applied on Enter or when leaving the box (the reducer clamps a position
+ * to the page). With a null value the box may be left empty, which commits null (no bound).
+ */
+function NumberInput<T extends number | null>({ label, value, onCommit }: { label: string; value: T; onCommit: (value: number | T) => void }) {
+  const shownText = (v: number | null) => (v === null ? '' : String(round(v)))
+  const [draft, setDraft] = useState(shownText(value))
   // A new value from the reducer (a drag, an undo) replaces the draft, adjusted while rendering.
   const [shown, setShown] = useState(value)
   if (shown !== value) {
     setShown(value)
-    setDraft(String(round(value)))
+    setDraft(shownText(value))
   }
   const commit = () => {
     const number = Number(draft)
     if (draft.trim() !== '' && Number.isFinite(number)) onCommit(number)
-    else setDraft(String(round(value)))
+    else if (draft.trim() === '' && value === null) onCommit(value)
+    else setDraft(shownText(value))
   }
   return (
     <Field label={label}>
@@ -81,24 +117,30 @@ function NumberInput({ label, value, onCommit }: { label: string; value: number;
   )
 }
 
-function LabelInput({ value, onCommit }: { value: string; onCommit: (value: string) => void }) {
+/** Text applied when leaving the box (or on Enter, in one line). */
+function TextInput(props: { label: string; hint: string; value: string; maxLength?: number; multiline?: boolean; onCommit: (value: string) => void }) {
+  const { label, hint, value, maxLength, multiline, onCommit } = props
   const [draft, setDraft] = useState(value)
   const [shown, setShown] = useState(value)
   if (shown !== value) {
     setShown(value)
     setDraft(value)
   }
+  const common = { value: draft, onBlur: () => onCommit(draft) }
   return (
-    <Field label="Label" hint="Shown to the signer; optional.">
-      <Input
-        value={draft}
-        maxLength={200}
-        onChange={(event) => setDraft(event.target.value)}
-        onBlur={() => onCommit(draft)}
-        onKeyDown={(event) => {
-          if (event.key === 'Enter') onCommit(draft)
-        }}
-      />
+    <Field label={label} hint={hint}>
+      {multiline ? (
+        <Textarea {...common} rows={4} onChange={(event) => setDraft(event.target.value)} />
+      ) : (
+        <Input
+          {...common}
+          maxLength={maxLength}
+          onChange={(event) => setDraft(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter') onCommit(draft)
+          }}
+        />
+      )}
     </Field>
   )
 }

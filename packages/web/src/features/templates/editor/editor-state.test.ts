@@ -156,4 +156,34 @@ describe('the field editor state', () => {
     expect(fieldAccessibleName({ ...signature, page: 2 })).toBe('Signature field, Party 1, page 2')
     expect(fieldAccessibleName({ ...signature, type: 'date', role: 1, label: 'Today' })).toBe('Date field “Today”, Party 2, page 1')
   })
+
+  it('gives a new radio or dropdown two options to edit, and a number none of them', () => {
+    const state = run(loaded([]), { type: 'add', field: { type: 'radio', role: 0, page: 1, x: 10, y: 10, width: 140, height: 40 } })
+    expect(only(state).options).toEqual(['Option 1', 'Option 2'])
+    const number = run(loaded([]), { type: 'add', field: { type: 'number', role: 0, page: 1, x: 10, y: 10, width: 100, height: 24 } })
+    expect(only(number)).not.toHaveProperty('options')
+  })
+
+  it('edits options (one per line, blanks dropped), bounds (null removes one) and the API name', () => {
+    const state = run(
+      loaded([{ ...signature, type: 'dropdown', options: ['A'] }]),
+      { type: 'edit', key: 'f1', changes: { options: [' Berlin ', '', 'Lisbon'] } },
+      { type: 'edit', key: 'f1', changes: { name: '  city ' } },
+    )
+    expect(fieldsForSave(state.fields)[0]).toMatchObject({ type: 'dropdown', options: ['Berlin', 'Lisbon'], name: 'city' })
+    const number = run(
+      loaded([{ ...signature, type: 'number' }]),
+      { type: 'edit', key: 'f1', changes: { min: 1, max: 9 } },
+      { type: 'edit', key: 'f1', changes: { min: null } },
+    )
+    expect(fieldsForSave(number.fields)[0]).toMatchObject({ type: 'number', max: 9 })
+    expect(fieldsForSave(number.fields)[0]).not.toHaveProperty('min')
+  })
+
+  it('keeps only the properties the type has when the type changes', () => {
+    const state = run(loaded([{ ...signature, type: 'number', min: 1, max: 5 }]), { type: 'edit', key: 'f1', changes: { type: 'radio' } })
+    expect(fieldsForSave(state.fields)[0]).toEqual({ ...signature, type: 'radio', options: ['Option 1', 'Option 2'] })
+    const back = run(state, { type: 'edit', key: 'f1', changes: { type: 'text' } })
+    expect(fieldsForSave(back.fields)[0]).toEqual({ ...signature, type: 'text' })
+  })
 })

@@ -1,7 +1,7 @@
 import { partyLabel } from '../../../lib/vocabulary.ts'
 import { roundPoints, type PointRect } from './geometry.ts'
 
-export const FIELD_TYPES = ['signature', 'initials', 'date', 'text', 'checkbox'] as const
+export const FIELD_TYPES = ['signature', 'initials', 'date', 'text', 'checkbox', 'radio', 'dropdown', 'number', 'email', 'name'] as const
 export type FieldType = (typeof FIELD_TYPES)[number]
 
 /** The server's MAX_ROLE (templates/fields.ts): roles 0…19, shown as Party 1…20. */
@@ -14,7 +14,18 @@ export interface TemplateField extends PointRect {
   page: number
   required: boolean
   label?: string
+  /** The identifier a send's prefill names the field by (unique in the template). */
+  name?: string
+  /** Radio and dropdown: the choices, in order. */
+  options?: string[]
+  /** Number: the bounds, inclusive. */
+  min?: number
+  max?: number
 }
+
+/** The types that offer options, and the ones a new field of them starts with. */
+export const hasOptions = (type: FieldType): boolean => type === 'radio' || type === 'dropdown'
+export const DEFAULT_OPTIONS = ['Option 1', 'Option 2']
 
 /** A field in the editor: the stored shape plus a key that survives moves and edits. */
 export interface EditorField extends TemplateField {
@@ -49,9 +60,20 @@ export const DEFAULT_FIELD_SIZE: Record<FieldType, { width: number; height: numb
   date: { width: 120, height: 24 },
   text: { width: 180, height: 24 },
   checkbox: { width: 16, height: 16 },
+  radio: { width: 140, height: 40 },
+  dropdown: { width: 160, height: 24 },
+  number: { width: 100, height: 24 },
+  email: { width: 200, height: 24 },
+  name: { width: 180, height: 24 },
 }
 
-type FieldChanges = Partial<Omit<TemplateField, 'label'>> & { label?: string | undefined }
+/** An edit: `label` and `name` '' or undefined remove them; `min`/`max` null removes a bound. */
+type FieldChanges = Partial<Omit<TemplateField, 'label' | 'name' | 'min' | 'max'>> & {
+  label?: string | undefined
+  name?: string | undefined
+  min?: number | null
+  max?: number | null
+}
 
 export type EditorAction =
   | { type: 'load'; pages: PageSize[]; fields: TemplateField[] }
@@ -126,7 +148,7 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       const page = state.pages[action.field.page - 1]
       if (!page) return state
       const key = `f${state.nextKey}`
-      const field: EditorField = { ...action.field, ...clampToPage(action.field, page), required: action.field.required ?? true, key }
+      const field: EditorField = withTypeProperties({ ...action.field, ...clampToPage(action.field, page), required: action.field.required ?? true, key })
       return withHistory(state, [...state.fields, field], { selected: key, nextKey: state.nextKey + 1 })
     }
     case 'select':
@@ -145,17 +167,17 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
       return updateField(state, action.key, (f, page) => ({ ...f, ...clampToPage({ ...f, x: f.x + action.dx, y: f.y + action.dy }, page) }))
     case 'edit':
       return updateField(state, action.key, (f, page) => {
-        const { type, required, role, label } = action.changes
+        const { type, required, role, label, name, options, min, max } = action.changes
         const next: EditorField = { ...f, ...clampEdit(f, action.changes, page) }
         if (type !== undefined) next.type = type
         if (required !== undefined) next.required = required
         if (role !== undefined) next.role = clamp(Math.round(role), 0, MAX_ROLE)
-        if ('label' in action.changes) {
-          const text = label?.trim()
-          if (text) next.label = text.slice(0, 200)
-          else delete next.label
-        }
-        return next
+        if ('label' in action.changes) setText(next, 'label', label, 200)
+        if ('name' in action.changes) setText(next, 'name', name, 64)
+        if (options !== undefined) next.options = options.map((option) => option.trim()).filter(Boolean)
+        if (min !== undefined) setBound(next, 'min', min)
+        if (max !== undefined) setBound(next, 'max', max)
+        return withTypeProperties(next)
       })
     case 'delete':
       if (!state.fields.some((f) => f.key === action.key)) return state
@@ -183,6 +205,32 @@ export function editorReducer(state: EditorState, action: EditorAction): EditorS
     case 'saved':
       return { ...state, saved: state.fields }
   }
+}
+
+function setText(field: EditorField, property: 'label' | 'name', value: string | undefined, limit: number): void {
+  const text = value?.trim()
+  if (text) field[property] = text.slice(0, limit)
+  else delete field[property]
+}
+
+function setBound(field: EditorField, bound: 'min' | 'max', value: number | null): void {
+  if (value === null || !Number.isFinite(value)) delete field[bound]
+  else field[bound] = value
+}
+
+/**
+ * Keeps only the properties the field's type has (options on radio and dropdown, bounds on
+ * number), as the server requires; a radio or dropdown without options gets two to edit.
+ */
+function withTypeProperties(field: EditorField): EditorField {
+  const next = { ...field }
+  if (!hasOptions(next.type)) delete next.options
+  else if (!next.options?.length) next.options = [...DEFAULT_OPTIONS]
+  if (next.type !== 'number') {
+    delete next.min
+    delete next.max
+  }
+  return next
 }
 
 const keepSelection = (fields: EditorField[], selected: string | null): string | null =>
@@ -213,6 +261,11 @@ const TYPE_NAMES: Record<FieldType, string> = {
   date: 'Date',
   text: 'Text',
   checkbox: 'Checkbox',
+  radio: 'Radio group',
+  dropdown: 'Dropdown',
+  number: 'Number',
+  email: 'E-mail',
+  name: 'Name',
 }
 export const fieldTypeName = (type: FieldType): string => TYPE_NAMES[type]
 

@@ -13,6 +13,7 @@ describe('a refused save of the template fields', () => {
     ['/fields/', null],
     ['/fields/x/label', null],
     ['/fields/1/label/0', null],
+    ['/fields/1/options/0', 1],
     ['/signers/0/email', null],
     [undefined, null],
   ])('the pointer %s is about field %s', (field, index) => {

@@ -2,8 +2,8 @@ import { isApiError } from '../../../api/client.ts'
 import { peopleTextFor } from '../../../lib/people-text.ts'
 import type { TemplateField } from './editor-state.ts'
 
-/** A pointer into the saved list: /fields/3 (the field) or /fields/3/label (one of its properties). */
-const FIELD_POINTER = /^\/fields\/(\d+)(?:\/([^/]+))?$/
+/** A pointer into the saved list: /fields/3 (the field), /fields/3/label (one of its properties) or /fields/3/options/1 (one of its options). */
+const FIELD_POINTER = /^\/fields\/(\d+)(?:\/([^/]+)|\/(options)\/\d+)?$/
 /** How the server's texts name the list and a field's place in it ("Invalid fields: fields[3].label must …", "fields[3]: the field lies …"). */
 const LIST_PREFIX = /^Invalid fields: /
 const FIELD_PLACE = /^fields\[\d+\]: /
@@ -19,12 +19,16 @@ const PANEL_LABELS: Record<keyof TemplateField, string> = {
   y: 'Y',
   width: 'Width',
   height: 'Height',
+  name: 'Name',
+  options: 'Options',
+  min: 'Minimum',
+  max: 'Maximum',
 }
 
 /** The field of the saved list a refusal is about (its place in fieldsForSave's order) and the property, when the pointer names one. */
 function refusedPlace(error: unknown): { index: number; property: string | undefined } | null {
   const match = isApiError(error) ? FIELD_POINTER.exec(error.field ?? '') : null
-  return match ? { index: Number(match[1]), property: match[2] } : null
+  return match ? { index: Number(match[1]), property: match[2] ?? match[3] } : null
 }
 
 /** Which field of the saved list a refusal is about, or null when it is about no one field. */
