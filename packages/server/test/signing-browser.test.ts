@@ -9,6 +9,7 @@ import { richFields } from './helpers/signing.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 import { haveTools } from '../../../test-support/tools.ts'
 import { accessibilityViolations, launchChromium } from './helpers/browser.ts'
+import { darkPixels } from './helpers/pgm.ts'
 
 /*
  * Real signers in a real browser (Debian's Chromium driven by playwright-core): links
@@ -234,16 +235,3 @@ describe.runIf(haveTools('chromium', 'qpdf', 'pdftotext', 'pdftoppm'))('signing 
     expect((await documentStatus(id)).status).toBe('voided')
   })
 })
-
-/** Dark pixels (< 128) of a binary PGM (P5) image inside a box given in pixels from the top-left. */
-function darkPixels(pgm: Buffer, box: { x: number; y: number; width: number; height: number }): number {
-  const header = /^P5\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(pgm.toString('latin1', 0, 50))
-  if (!header) throw new Error('not a binary PGM')
-  const width = Number(header[1])
-  const offset = header[0].length
-  let dark = 0
-  for (let y = box.y; y < box.y + box.height; y++) {
-    for (let x = box.x; x < box.x + box.width; x++) if ((pgm[offset + y * width + x] ?? 255) < 128) dark++
-  }
-  return dark
-}
