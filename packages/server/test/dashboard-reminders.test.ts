@@ -72,7 +72,8 @@ describe.runIf(haveTools('chromium'))('reminders in the dashboard', () => {
     await page.getByRole('spinbutton', { name: 'Then every' }).fill('3')
     await page.getByRole('spinbutton', { name: 'At most' }).fill('2')
     const saved = page.waitForResponse((r) => r.request().method() === 'PUT' && new URL(r.url()).pathname === '/api/v1/settings/reminders')
-    await page.getByRole('button', { name: 'Save' }).click()
+    // The page's second card (the signer language) has a Save of its own.
+    await card('Default for new documents').getByRole('button', { name: 'Save' }).click()
     expect((await saved).status()).toBe(200)
     await page.getByText('Documents sent from this workspace remind signers 2 days after the invitation, then every 3 days, at most 2 reminders.').waitFor()
     expect(await reminderSettings()).toEqual({ reminders: { first_after_days: 2, every_days: 3, max: 2 } })
