@@ -12,7 +12,7 @@
  * mixed traffic, reported beside the targets, not instead of them.
  *
  * Cases alternate in rounds so that a change in the machine's capacity during the section
- * touches every case alike; ratios are taken within a round. On PostgreSQL the servers run
+ * touches every case alike, in reverse order every other round; ratios are taken within a round. On PostgreSQL the servers run
  * side by side for the whole section; on PGlite only one process may hold the embedded
  * database, so each is started for its cases and stopped (every start pays its JIT warm-up
  * before anything is measured).
@@ -181,15 +181,23 @@ export async function measureAsRun(backend: Backend, settings: AsRunSettings): P
     const key = { authorization: `Bearer ${seeded.org.api_key}` }
     const readPath = `/api/v1/documents/${documentId}`
     const rounds: AsRunResult['rounds'] = []
+    const cases: [AsRunCase, () => Promise<CaseResult>][] = [
+      ['floor', () => measureOn('baseline', 'floor', (s) => settings.spec(`${s.url}/one-query/${documentId}`, 'GET'))],
+      ['bare', () => measureOn('baseline', 'bare', (s) => settings.spec(`${s.url}/bare`, 'GET'))],
+      ['read', () => measureOn('reader', 'read', (s) => settings.spec(s.url + readPath, 'GET', key))],
+      ['readOff', () => measureOn('readerOff', 'readOff', (s) => settings.spec(s.url + readPath, 'GET', key))],
+      ['mcp', () => measureOn('agent', 'mcp', (s) => settings.spec(`${s.url}/api/mcp`, 'POST', { ...key, ...MCP_HEADERS }, mcpStatusCall(documentId)))],
+      ['oauth', () => oauthCall('agent', 'oauth')],
+      ['mixedRead', () => measureOn('agent', 'mixedRead', (s) => settings.spec(s.url + readPath, 'GET', key))],
+    ]
     for (let round = 1; round <= settings.rounds; round++) {
-      const floor = await measureOn('baseline', 'floor', (s) => settings.spec(`${s.url}/one-query/${documentId}`, 'GET'))
-      const bare = await measureOn('baseline', 'bare', (s) => settings.spec(`${s.url}/bare`, 'GET'))
-      const read = await measureOn('reader', 'read', (s) => settings.spec(s.url + readPath, 'GET', key))
-      const readOff = await measureOn('readerOff', 'readOff', (s) => settings.spec(s.url + readPath, 'GET', key))
-      const mcp = await measureOn('agent', 'mcp', (s) => settings.spec(`${s.url}/api/mcp`, 'POST', { ...key, ...MCP_HEADERS }, mcpStatusCall(documentId)))
-      const oauth = await oauthCall('agent', 'oauth')
-      const mixedRead = await measureOn('agent', 'mixedRead', (s) => settings.spec(s.url + readPath, 'GET', key))
-      rounds.push({ floor, bare, read, readOff, mcp, oauth, mixedRead })
+      // Even rounds run the cases in reverse (A B C, C B A, …), so that no ratio always has the same
+      // case first: a case measured right after a heavy one (the bare route's load generator) or
+      // first on a just-quiet machine no longer leans one way every round.
+      const order = round % 2 === 0 ? [...cases].reverse() : cases
+      const measured: Partial<Record<AsRunCase, CaseResult>> = {}
+      for (const [name, measure] of order) measured[name] = await measure()
+      rounds.push(measured as Record<AsRunCase, CaseResult>)
     }
     return { backend: label, rounds }
   } finally {

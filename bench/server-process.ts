@@ -60,6 +60,13 @@ async function waitForHealthy(url: string, child: ChildProcess, stderr: () => st
 }
 
 /**
+ * Extra Node flags for the Signet servers only, from BENCH_SERVER_NODE_ARGS (space-separated), for
+ * diagnostics such as `--cpu-prof --cpu-prof-dir=/tmp/prof` (Node refuses --cpu-prof in
+ * NODE_OPTIONS, and there it would profile the load generator too). Empty by default.
+ */
+const serverNodeArgs = (): string[] => (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '')
+
+/**
  * Signet as `npm start` runs it, with `env` (DATABASE_URL or DATA_DIR, RATE_LIMITS, LOG_LEVEL…),
  * on `port` (a free one by default). PUBLIC_URL is that address: a restart on the same port keeps
  * the OAuth tokens it issued valid (they are bound to PUBLIC_URL/api/mcp).
@@ -68,7 +75,7 @@ export async function startSignetProcess(env: Record<string, string>, port?: num
   port ??= await freePort()
   const url = `http://127.0.0.1:${port}`
   const logFd = logTarget()
-  const child = spawn(process.execPath, npmStartArgv(), {
+  const child = spawn(process.execPath, [...serverNodeArgs(), ...npmStartArgv()], {
     cwd: REPO_ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: url, ...env },
     stdio: ['ignore', logFd, 'pipe'],
