@@ -45,7 +45,19 @@ export type ErrorCode = keyof typeof STATUS_BY_CODE
 /** Every code, in the order of the table: the enum of the error body's `code`. */
 export const ERROR_CODES = Object.keys(STATUS_BY_CODE) as ErrorCode[]
 
+/**
+ * A message as a catalog key and its values (a value may be a date, or a message itself), for a
+ * channel that writes errors in its reader's language: the signer's pages (signing/i18n/error-texts.ts).
+ */
+export interface TranslatableText {
+  key: string
+  values?: Record<string, string | number | Date | TranslatableText>
+}
+
 export class AppError extends Error {
+  /** The message in other languages (set where a signer can see it); `message` stays the English every other channel writes. */
+  translatable?: TranslatableText
+
   constructor(
     readonly code: ErrorCode,
     message: string,

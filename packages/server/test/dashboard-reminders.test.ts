@@ -1,10 +1,9 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium } from './helpers/browser.ts'
 import { openDashboardPage, screenshotPageAsIs, seriousAccessibilityViolations, signedInDashboardContext } from './helpers/dashboard.ts'
 import { createSignedInUser } from './helpers/session.ts'
-import { richFields } from './helpers/signing.ts'
-import { startTestServer, type TestServer } from './helpers/test-server.ts'
+import { type TestServer } from './helpers/test-server.ts'
+import { BROWSER_WALK, openOwnerDashboard, type OwnerDashboard } from './helpers/owner-dashboard.ts'
 import { haveTools } from '../../../test-support/tools.ts'
 
 /*
@@ -20,41 +19,29 @@ const signers = [
   { name: 'Tomasz Wiśniewski', email: 'tomasz.wisniewski@example.com' },
 ] as const
 
+let dashboard: OwnerDashboard
 let server: TestServer
 let apiKey: string
 let orgId: string
 let browser: Browser
-let context: BrowserContext
 let problems: string[]
 let page: Page
 let templateId: string
 let documentId = ''
 
-/** A walk through two pages with axe on each, on a busy 2-core machine. */
-const BROWSER_WALK = { timeout: 120_000 }
-
-const card = (heading: string) => page.locator('section', { has: page.getByRole('heading', { name: heading, exact: true }) })
-
-async function expectAccessible(what: string) {
-  expect(await seriousAccessibilityViolations(page), what).toEqual([])
-}
+const card = (heading: string) => dashboard.card(heading)
+const expectAccessible = (what: string) => dashboard.expectAccessible(what)
 
 const reminderSettings = async () => (await server.request('/api/v1/settings/reminders', { key: apiKey })).json() as Promise<unknown>
 
 describe.runIf(haveTools('chromium'))('reminders in the dashboard', () => {
   beforeAll(async () => {
-    server = await startTestServer()
-    ;({ orgId, apiKey } = await server.createOrg('pro', 'Harbour Freight Co-op'))
-    templateId = (await server.createTemplate(orgId, { name: 'Crew agreement', fields: richFields([0, 1]) })).id
-    const owner = await createSignedInUser(server, { orgId, role: 'owner', name: 'Maren Holt' })
-    browser = await launchChromium()
-    ;({ context, problems } = await signedInDashboardContext(browser, server, owner.cookie))
-    page = await context.newPage()
+    dashboard = await openOwnerDashboard('Harbour Freight Co-op', 'Crew agreement', 2)
+    ;({ server, orgId, apiKey, templateId, browser, page, problems } = dashboard)
   }, 60_000)
 
   afterAll(async () => {
-    await browser?.close()
-    await server?.close()
+    await dashboard?.close()
   })
 
   it("sets the workspace's default in Settings → Reminders, which the API then answers", BROWSER_WALK, async () => {

@@ -1,10 +1,9 @@
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium } from './helpers/browser.ts'
-import { openDashboardPage, screenshotPageAsIs, seriousAccessibilityViolations, signedInDashboardContext } from './helpers/dashboard.ts'
-import { createSignedInUser } from './helpers/session.ts'
-import { richFields, SignerClient, tokenFromMail, valuesFor } from './helpers/signing.ts'
-import { startTestServer, type TestServer } from './helpers/test-server.ts'
+import { openDashboardPage, screenshotPageAsIs } from './helpers/dashboard.ts'
+import { SignerClient, tokenFromMail, valuesFor } from './helpers/signing.ts'
+import { type TestServer } from './helpers/test-server.ts'
+import { BROWSER_WALK, openOwnerDashboard, type OwnerDashboard } from './helpers/owner-dashboard.ts'
 import { haveTools } from '../../../test-support/tools.ts'
 
 /*
@@ -21,27 +20,20 @@ const signers = [
   { name: 'Amara Okafor', email: 'amara.okafor@example.com', step: '2' },
 ] as const
 
+let dashboard: OwnerDashboard
 let server: TestServer
-let browser: Browser
-let context: BrowserContext
 let problems: string[]
 let page: Page
 let templateId: string
 let documentId = ''
 
-/** A walk through two pages with axe on each, on a busy 2-core machine. */
-const BROWSER_WALK = { timeout: 120_000 }
-
-const card = (heading: string) => page.locator('section', { has: page.getByRole('heading', { name: heading, exact: true }) })
+const card = (heading: string) => dashboard.card(heading)
+const expectAccessible = (what: string) => dashboard.expectAccessible(what)
 const mailsTo = (email: string) => server.mail.messages.filter((m) => m.to?.some((to) => to.address === email))
 /** A Signers line that ends in a date and time ("Invited 27 Nov 2026, 05:30"), in the browser's locale. */
 const dated = (start: string) => expect.stringMatching(new RegExp(`^${start} \\S`)) as unknown
 /** Waits `ms` for mail that must not come. */
 const settle = (ms = 1000) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function expectAccessible(what: string) {
-  expect(await seriousAccessibilityViolations(page), what).toEqual([])
-}
 
 /** Each row of the Signers card: its line under the name ("Step 2 · Party 3 · …"), and whether it offers Resend. */
 async function signerRows(): Promise<{ line: string; resend: boolean }[]> {
@@ -56,18 +48,12 @@ async function signerRows(): Promise<{ line: string; resend: boolean }[]> {
 
 describe.runIf(haveTools('chromium'))('a signing order in the dashboard', () => {
   beforeAll(async () => {
-    server = await startTestServer()
-    const { orgId } = await server.createOrg('pro', 'Harbour Freight Co-op')
-    templateId = (await server.createTemplate(orgId, { name: 'Crew agreement', fields: richFields([0, 1, 2]) })).id
-    const owner = await createSignedInUser(server, { orgId, role: 'owner', name: 'Maren Holt' })
-    browser = await launchChromium()
-    ;({ context, problems } = await signedInDashboardContext(browser, server, owner.cookie))
-    page = await context.newPage()
+    dashboard = await openOwnerDashboard('Harbour Freight Co-op', 'Crew agreement', 3)
+    ;({ server, templateId, page, problems } = dashboard)
   }, 60_000)
 
   afterAll(async () => {
-    await browser?.close()
-    await server?.close()
+    await dashboard?.close()
   })
 
   it('sends three parties in steps 1, 2, 2 from the Send page: only the first is mailed', BROWSER_WALK, async () => {

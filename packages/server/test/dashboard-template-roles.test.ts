@@ -1,10 +1,8 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium } from './helpers/browser.ts'
-import { openDashboardPage, screenshotPageAsIs, seriousAccessibilityViolations, signedInDashboardContext } from './helpers/dashboard.ts'
-import { createSignedInUser } from './helpers/session.ts'
-import { richFields } from './helpers/signing.ts'
-import { startTestServer, type TestServer } from './helpers/test-server.ts'
+import { openDashboardPage, screenshotPageAsIs } from './helpers/dashboard.ts'
+import { type TestServer } from './helpers/test-server.ts'
+import { BROWSER_WALK, openOwnerDashboard, type OwnerDashboard } from './helpers/owner-dashboard.ts'
 import { haveTools } from '../../../test-support/tools.ts'
 
 /*
@@ -15,36 +13,23 @@ import { haveTools } from '../../../test-support/tools.ts'
  * invitations and the document page name each signer's role.
  */
 
+let dashboard: OwnerDashboard
 let server: TestServer
-let browser: Browser
-let context: BrowserContext
 let problems: string[]
 let page: Page
 let templateId: string
 
-/** A walk through two pages with axe on each, on a busy 2-core machine. */
-const BROWSER_WALK = { timeout: 120_000 }
-
-const card = (heading: string) => page.locator('section', { has: page.getByRole('heading', { name: heading, exact: true }) })
-
-async function expectAccessible(what: string) {
-  expect(await seriousAccessibilityViolations(page), what).toEqual([])
-}
+const card = (heading: string) => dashboard.card(heading)
+const expectAccessible = (what: string) => dashboard.expectAccessible(what)
 
 describe.runIf(haveTools('chromium'))('named roles in the dashboard', () => {
   beforeAll(async () => {
-    server = await startTestServer()
-    const { orgId } = await server.createOrg('pro', 'Harbour Lettings')
-    templateId = (await server.createTemplate(orgId, { name: 'Flat lease', fields: richFields([0, 1]) })).id
-    const owner = await createSignedInUser(server, { orgId, role: 'owner', name: 'Maren Holt' })
-    browser = await launchChromium()
-    ;({ context, problems } = await signedInDashboardContext(browser, server, owner.cookie))
-    page = await context.newPage()
+    dashboard = await openOwnerDashboard('Harbour Lettings', 'Flat lease', 2)
+    ;({ server, templateId, page, problems } = dashboard)
   }, 60_000)
 
   afterAll(async () => {
-    await browser?.close()
-    await server?.close()
+    await dashboard?.close()
   })
 
   it('names the roles and their default order in the template editor', BROWSER_WALK, async () => {
@@ -78,6 +63,9 @@ describe.runIf(haveTools('chromium'))('named roles in the dashboard', () => {
     await page.getByText('Roles saved').first().waitFor()
     await expectAccessible('/templates/$id (roles named)')
     await screenshotPageAsIs(page, 'template-roles')
+    // The field editor below the card calls the roles by their new names at once, without a reload.
+    expect(await page.getByRole('combobox', { name: 'For' }).textContent()).toBe('Landlord')
+    await page.getByRole('button', { name: 'Signature field “Signature 1”, Tenant, page 1' }).waitFor()
 
     // What the editor shows after a reload is what the server kept.
     await openDashboardPage(page, server, `/templates/${templateId}`, 'Flat lease')

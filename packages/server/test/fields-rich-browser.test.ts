@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { haveTools } from '../../../test-support/tools.ts'
 import { bodyOf, setupOrg, uniqueEmail, type TestOrg } from './helpers/api.ts'
 import { launchChromium } from './helpers/browser.ts'
+import { SCREENSHOT_DIR } from './helpers/dashboard.ts'
 import { darkPixels } from './helpers/pgm.ts'
+import { saveSignedPdf } from './helpers/documents.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
 /*
@@ -15,6 +17,7 @@ import { startTestServer, type TestServer } from './helpers/test-server.ts'
  * option and a dropdown choice, types a number and an e-mail address (a wrong one keeps Finish
  * off), keeps the name filled from the invitation, sees the read-only prefilled rent locked, and
  * finishes; the signed PDF shows every value and marks the chosen radio option.
+ * SIGNET_SCREENSHOTS=1 also writes docs/screenshots/signer-fields-desktop.png and -phone.png.
  */
 
 let server: TestServer
@@ -58,6 +61,38 @@ describe.runIf(haveTools('chromium', 'pdftotext', 'pdftoppm'))('richer fields in
     await page.goto(server.url + new URL(link).pathname)
     await page.waitForSelector('body[data-ready]')
     return { page, problems }
+  }
+
+  /**
+   * With SIGNET_SCREENSHOTS=1: the page as it is, at desktop and phone width, scrolled so the
+   * fields are at the top (once the page is drawn again at that width), no control focused or hovered.
+   */
+  async function screenshotFields(page: Page): Promise<void> {
+    if (!SCREENSHOT_DIR) return
+    mkdirSync(SCREENSHOT_DIR, { recursive: true })
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+    await page.mouse.move(0, 0) // no field left hovered by the last click
+    for (const [label, viewport] of [
+      ['desktop', { width: 1280, height: 900 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
+      await page.setViewportSize(viewport)
+      await page.waitForFunction(() => {
+        const sheet = document.querySelector<HTMLElement>('.page')
+        const canvas = sheet?.querySelector('canvas')
+        return !!sheet && !!canvas && Math.abs(canvas.width - sheet.clientWidth * devicePixelRatio) <= 1
+      })
+      await page
+        .locator('.field')
+        .first()
+        .evaluate((field) => {
+          field.scrollIntoView({ block: 'start' })
+          window.scrollBy(0, -24)
+        })
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
+      await page.screenshot({ path: join(SCREENSHOT_DIR, `signer-fields-${label}.png`) })
+    }
+    await page.setViewportSize({ width: 1280, height: 900 })
   }
 
   it('a signer fills every new type, sees the prefilled rent locked, and finishes; the PDF shows the values', { timeout: 60_000 }, async () => {
@@ -109,19 +144,13 @@ describe.runIf(haveTools('chromium', 'pdftotext', 'pdftoppm'))('richer fields in
     expect(await finish.isDisabled()).toBe(true)
     await contact.fill('nora@example.org')
     await expect.poll(() => finish.isEnabled()).toBe(true)
+    await screenshotFields(page)
     await finish.click()
     await page.getByText('Everyone has signed').waitFor()
     expect(problems).toEqual([])
     await page.close()
 
-    let file: Response | undefined
-    for (let i = 0; i < 100 && file?.status !== 200; i++) {
-      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 100))
-      file = await server.request(`/api/v1/documents/${id}/signed-file`, { key: org.apiKey })
-    }
-    expect(file?.status).toBe(200)
-    const pdfPath = join(work, 'signed.pdf')
-    writeFileSync(pdfPath, Buffer.from(await file!.arrayBuffer()))
+    const pdfPath = await saveSignedPdf(server, org.apiKey, id, join(work, 'signed.pdf'))
     const text = execFileSync('pdftotext', ['-layout', pdfPath, '-'], { encoding: 'utf8' })
     for (const shown of ['Basic', 'Plus', 'Premium', 'Lisbon', '950', '1900', 'nora@example.org', 'Nora Quill']) expect(text).toContain(shown)
     expect(text).not.toContain('Tokyo')

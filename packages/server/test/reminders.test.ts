@@ -67,6 +67,32 @@ describe('the workspace default', () => {
     expect((await bodyOf(bad)).field).toBe('/reminders/first_after_days')
     await server.request('/api/v1/settings/reminders', { method: 'PUT', key: org.apiKey, json: { reminders: null } })
   })
+
+  test('bulk-sent documents get it too, and each recipient is reminded once it is due', async () => {
+    const schedule = { first_after_days: 1, every_days: 1, max: 1 }
+    await server.request('/api/v1/settings/reminders', { method: 'PUT', key: org.apiKey, json: { reminders: schedule } })
+    try {
+      const recipients = [uniqueEmail('bulk-a'), uniqueEmail('bulk-b')]
+      const bulk = await server.request('/api/v1/documents/bulk-send', {
+        method: 'POST',
+        key: org.apiKey,
+        json: { template_id: org.templateId, recipients: recipients.map((email) => ({ email })) },
+      })
+      expect(bulk.status).toBe(201)
+      const { documents } = await bodyOf<{ documents: { documentId: string }[] }>(bulk)
+      const first = await bodyOf<{ created_at: string; reminders?: Json }>(
+        await server.request(`/api/v1/documents/${documents[0]?.documentId}`, { key: org.apiKey }),
+      )
+      expect(first.reminders).toEqual(schedule)
+      await runJobs(Date.parse(first.created_at) + DAY - 60_000)
+      await settle()
+      expect(recipients.map((email) => remindersIn(email).length)).toEqual([0, 0])
+      await runJobs(Date.parse(first.created_at) + DAY + 60_000)
+      await expect.poll(() => recipients.map((email) => remindersIn(email).length)).toEqual([1, 1])
+    } finally {
+      await server.request('/api/v1/settings/reminders', { method: 'PUT', key: org.apiKey, json: { reminders: null } })
+    }
+  })
 })
 
 describe('the schedule', () => {

@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bodyOf, setupOrg, uniqueEmail, type Json, type TestOrg } from './helpers/api.ts'
 import { richFields } from './helpers/signing.ts'
+import { saveSignedPdf } from './helpers/documents.ts'
 import { startTestServer, type TestServer } from './helpers/test-server.ts'
 import { haveTools } from '../../../test-support/tools.ts'
 import { accessibilityViolations, launchChromium } from './helpers/browser.ts'
@@ -137,14 +138,7 @@ describe.runIf(haveTools('chromium', 'qpdf', 'pdftotext', 'pdftoppm'))('signing 
       ['signed', false],
     ])
 
-    let file: Response | undefined
-    for (let i = 0; i < 100 && file?.status !== 200; i++) {
-      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 100))
-      file = await server.request(`/api/v1/documents/${id}/signed-file`, { key: org.apiKey })
-    }
-    expect(file?.status).toBe(200)
-    const pdfPath = join(work, 'signed.pdf')
-    writeFileSync(pdfPath, Buffer.from(await file!.arrayBuffer()))
+    const pdfPath = await saveSignedPdf(server, org.apiKey, id, join(work, 'signed.pdf'))
 
     expect(execFileSync('qpdf', ['--check', pdfPath], { encoding: 'utf8' })).toContain('No syntax or stream encoding errors')
     const text = execFileSync('pdftotext', ['-layout', pdfPath, '-'], { encoding: 'utf8' })

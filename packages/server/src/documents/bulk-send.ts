@@ -6,7 +6,7 @@ import { startAuditTrails } from '../audit/audit-trail.ts'
 import { assertBulkAllowed, quoteUsage } from '../billing/metering.ts'
 import type { Db } from '../db/client.ts'
 import { insertMany } from '../db/bulk-insert.ts'
-import { bulkRequests, documents, signers, type TemplateRole } from '../db/schema.ts'
+import { bulkRequests, documents, signers, type ReminderSchedule, type TemplateRole } from '../db/schema.ts'
 import { AppError, invalid } from '../errors.ts'
 import { sha256Hex } from '../lib/crypto.ts'
 import { roleNameIn } from '../templates/roles.ts'
@@ -15,6 +15,7 @@ import type { Services } from '../services.ts'
 import { defaultDocumentTitle, findTemplateToSend, sentEvent } from './create-document.ts'
 import type { BulkRecipient, BulkSendInput, BulkSendResult } from './documents.schemas.ts'
 import { invitationMessage, issueSigningLink } from './invitations.ts'
+import { firstReminderAt, scheduleForSend } from './reminders.ts'
 import { mailLanguageFor } from '../signing/i18n/signer-language-setting.ts'
 
 /** Recipients per transaction: each batch commits whole (documents, signers, invitations, usage, audit) or not at all. */
@@ -46,6 +47,8 @@ export async function bulkSend(
   const request = await openBulkRequest(db, actor, options.idempotencyKey, sha256Hex(JSON.stringify(input)), services.clock.now(), config.bulkBudgetMs)
   if (request.replay) return request.replay
 
+  // Bulk-sent documents are the workspace's like any other: its default reminder schedule, read once for the request.
+  const reminders = await scheduleForSend(db, actor.orgId, undefined)
   const sent = new Map(request.alreadySent)
   const skippedCap: string[] = []
   const skippedTimeout: string[] = []
@@ -62,7 +65,7 @@ export async function bulkSend(
     // loop read sockets: yield between batches, or every other request waits for the whole send.
     await new Promise((resolve) => setImmediate(resolve))
     const batchStart = performance.now()
-    const created = await sendBatch(services, actor, template, request.id, batch)
+    const created = await sendBatch(services, actor, template, request.id, batch, reminders)
     slowestBatchMs = Math.max(slowestBatchMs, performance.now() - batchStart)
     services.mail.kick()
     for (const document of created) sent.set(document.email.toLowerCase(), document.documentId)
@@ -123,6 +126,7 @@ async function sendBatch(
   template: { id: string; name: string; roleNames: TemplateRole[] | null },
   bulkRequestId: string,
   batch: BulkRecipient[],
+  reminders: ReminderSchedule | null,
 ): Promise<{ documentId: string; email: string }[]> {
   const now = services.clock.now()
   const roleName = roleNameIn(template.roleNames, 0)
@@ -146,6 +150,7 @@ async function sendBatch(
         status: 'sent' as const,
         bulkRequestId,
         bulkRecipient: r.email.toLowerCase(),
+        reminders,
         createdAt: now,
         updatedAt: now,
       })),
@@ -162,6 +167,7 @@ async function sendBatch(
         name: r.name ?? null,
         tokenHash: r.tokenHash,
         invitedAt: now,
+        nextReminderAt: firstReminderAt(reminders, now),
       })),
     )
     await startAuditTrails(

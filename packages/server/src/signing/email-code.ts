@@ -7,6 +7,7 @@ import { AppError, invalid } from '../errors.ts'
 import { digestsEqual, randomToken, sha256Hex } from '../lib/crypto.ts'
 import { enqueueMail } from '../mail/outbox.ts'
 import { codeMail } from '../mail/templates.ts'
+import { forSigner } from './i18n/error-texts.ts'
 import type { SignerLanguage } from './i18n/languages.ts'
 import type { Services } from '../services.ts'
 import { actorOf, lockSignerState, type RequestMeta } from './locked-state.ts'
@@ -96,7 +97,9 @@ export const codeStepLockedMessage = (orgName: string, until: Date): string =>
   `Too many codes were asked for or entered wrongly on this link. For your security, no more codes can be sent or entered until ${until.toUTCString()}. ` +
   `Contact ${orgName}, who sent you this document, if you need to sign sooner or did not make these attempts yourself.`
 
-const codeStepLocked = (orgName: string, until: Date) => new AppError('rate_limited', codeStepLockedMessage(orgName, until))
+const codeStepLocked = (orgName: string, until: Date) =>
+  forSigner(new AppError('rate_limited', codeStepLockedMessage(orgName, until)), 'status.locked.message', { date: until, org: orgName })
+const codeNotNeeded = () => forSigner(invalid('This signing link does not need an e-mail code.'), 'error.codeNotNeeded')
 
 /** For the signing page: until when this link's code step is shut, or null when the signer can go on. */
 export async function codeStepLockedUntil(services: Pick<Services, 'db' | 'clock'>, context: SignerContext): Promise<Date | null> {
@@ -114,7 +117,7 @@ export async function sendSigningCode(
   language: SignerLanguage,
 ): Promise<{ sent_to: string; resend_in_seconds: number }> {
   const now = services.clock.now()
-  if (!context.signer.authRequired) throw invalid('This signing link does not need an e-mail code.')
+  if (!context.signer.authRequired) throw codeNotNeeded()
   await services.db.transaction(async (tx) => {
     const state = await lockSignerState(tx, context)
     assertOpen(state, now)
@@ -123,7 +126,11 @@ export async function sendSigningCode(
     if (lockedUntil) throw codeStepLocked(context.orgName, lockedUntil)
     const [previous] = await tx.select({ sentAt: signerCodes.sentAt }).from(signerCodes).where(eq(signerCodes.signerId, state.signer.id))
     const wait = previous ? Math.ceil(CODE_RESEND_SECONDS - (now.getTime() - previous.sentAt.getTime()) / 1000) : 0
-    if (wait > 0) throw new AppError('rate_limited', `A code was just sent. Wait ${wait} seconds before asking for a new one.`)
+    if (wait > 0) {
+      throw forSigner(new AppError('rate_limited', `A code was just sent. Wait ${wait} seconds before asking for a new one.`), 'error.codeWait', {
+        seconds: wait,
+      })
+    }
 
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0')
     const row = { codeHash: codeHash(state.signer.id, code), expiresAt: new Date(now.getTime() + CODE_VALID_MINUTES * 60_000), failedAttempts: 0, sentAt: now }
@@ -159,8 +166,8 @@ export async function verifySigningCode(
   meta: RequestMeta,
 ): Promise<{ sessionSecret: string; expiresAt: Date }> {
   const now = services.clock.now()
-  if (!context.signer.authRequired) throw invalid('This signing link does not need an e-mail code.')
-  if (!/^\d{6}$/.test(code)) throw invalid('Enter the 6 digits of the code from your e-mail.')
+  if (!context.signer.authRequired) throw codeNotNeeded()
+  if (!/^\d{6}$/.test(code)) throw forSigner(invalid('Enter the 6 digits of the code from your e-mail.'), 'error.codeDigits')
   const expiresAt = new Date(now.getTime() + SESSION_HOURS * 3_600_000)
   const result = await services.db.transaction(async (tx): Promise<Verification> => {
     const state = await lockSignerState(tx, context)
@@ -169,11 +176,13 @@ export async function verifySigningCode(
     const history = await codeHistory(tx, state.signer.id, state.document.id, now)
     const lockedUntil = lockEnd(history, isUsable(issued, now))
     if (lockedUntil) return { ok: false, error: codeStepLocked(context.orgName, lockedUntil) }
-    if (!issued) return { ok: false, error: invalid('Ask for a code first: select "Email me a code".') }
+    if (!issued) return { ok: false, error: forSigner(invalid('Ask for a code first: select "Email me a code".'), 'error.codeFirst') }
     if (issued.failedAttempts >= CODE_MAX_ATTEMPTS) {
-      return { ok: false, error: new AppError('rate_limited', 'Too many wrong codes. Ask for a new code.') }
+      return { ok: false, error: forSigner(new AppError('rate_limited', 'Too many wrong codes. Ask for a new code.'), 'error.codeTooManyWrong') }
     }
-    if (issued.expiresAt.getTime() <= now.getTime()) return { ok: false, error: invalid('This code has expired. Ask for a new code.') }
+    if (issued.expiresAt.getTime() <= now.getTime()) {
+      return { ok: false, error: forSigner(invalid('This code has expired. Ask for a new code.'), 'error.codeExpired') }
+    }
     const actor = actorOf(state.signer, meta)
     if (!digestsEqual(codeHash(state.signer.id, code), issued.codeHash)) {
       const failedAttempts = issued.failedAttempts + 1
@@ -184,7 +193,7 @@ export async function verifySigningCode(
       const lockedNow = lockEnd({ ...history, rejected }, failedAttempts < CODE_MAX_ATTEMPTS)
       if (lockedNow) return { ok: false, error: codeStepLocked(context.orgName, lockedNow) }
       const hint = left > 0 ? `${left} attempt${left === 1 ? '' : 's'} left.` : 'Ask for a new code.'
-      return { ok: false, error: invalid(`That code is not correct. ${hint}`) }
+      return { ok: false, error: forSigner(invalid(`That code is not correct. ${hint}`), 'error.codeWrong', { left: Math.max(left, 0) }) }
     }
     const sessionSecret = randomToken(32)
     await tx.delete(signerCodes).where(eq(signerCodes.signerId, state.signer.id))
@@ -214,4 +223,4 @@ export async function hasSigningAccess(services: Pick<Services, 'db' | 'clock'>,
   return session !== undefined
 }
 
-export const codeRequired = () => new AppError('forbidden', 'Enter the code we e-mailed you before opening this document.')
+export const codeRequired = () => forSigner(new AppError('forbidden', 'Enter the code we e-mailed you before opening this document.'), 'error.codeRequired')

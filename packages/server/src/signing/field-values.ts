@@ -1,5 +1,7 @@
 import type { FieldType, PrefilledValue, StoredFieldValue, TemplateField } from '../db/schema.ts'
 import { invalid } from '../errors.ts'
+import type { MessageKey } from './i18n/catalog.ts'
+import { forSigner, signerText, type SignerText } from './i18n/error-texts.ts'
 import { isEmailAddress } from '../lib/email-address.ts'
 import { unprintableCharacters } from './text/font-catalog.ts'
 
@@ -18,7 +20,10 @@ export type SignerFieldWithPrefill = TemplateField & { id: number; prefill?: Pre
 
 export interface ParsedValues {
   /** By field index (as a string, like the submission). Images are referenced by `imageSha256` after storing. */
-  entries: Map<number, { type: 'image'; fieldType: 'signature' | 'initials'; png: Uint8Array; field: string } | { type: 'stored'; value: StoredFieldValue }>
+  entries: Map<
+    number,
+    { type: 'image'; fieldType: 'signature' | 'initials'; png: Uint8Array; field: string; about: SignerText } | { type: 'stored'; value: StoredFieldValue }
+  >
 }
 
 /** What a signature image may become once decoded: a 4000 × 4000 RGBA image, and no more. */
@@ -33,7 +38,7 @@ export async function assertImagesDecode(parsed: ParsedValues, pngProblem: (png:
   for (const entry of parsed.entries.values()) {
     if (entry.type !== 'image') continue
     const problem = await pngProblem(entry.png)
-    if (problem) throw invalid(`${entry.field}: ${problem}.`)
+    if (problem) throw forSigner(invalid(`${entry.field}: ${problem}.`), 'error.imageUnreadable', { field: entry.about, problem })
   }
 }
 
@@ -75,44 +80,54 @@ export function maxSubmissionBytes(fields: TemplateField[]): number {
 }
 
 export const describeField = (id: number, field: TemplateField) => `Field ${id} (${field.label ?? field.name ?? field.type}, page ${field.page})`
+/** describeField in the signer's words (a field without a label or name is named by its type, as on the page). */
+export const describeFieldText = (id: number, field: TemplateField): SignerText =>
+  signerText('error.field', { id: String(id), name: field.label ?? field.name ?? signerText(`field.${field.type}`), page: field.page })
+
 function parsePng(id: number, field: TemplateField, value: SubmittedValue): Uint8Array {
+  const about = describeFieldText(id, field)
+  const refuse = (message: string, key: MessageKey, values: SignerText['values'] = {}) =>
+    forSigner(invalid(`${describeField(id, field)}${message}`, { field: `/values/${id}` }), key, { field: about, ...values })
   const match = typeof value === 'string' ? PNG_DATA_URL.exec(value) : null
-  if (!match?.[1]) throw invalid(`${describeField(id, field)} needs a PNG image as a data: URL (data:image/png;base64,…).`, { field: `/values/${id}` })
+  if (!match?.[1]) throw refuse(' needs a PNG image as a data: URL (data:image/png;base64,…).', 'error.imageNeeded')
   const png = Buffer.from(match[1], 'base64')
   if (png.byteLength > MAX_IMAGE_BYTES) {
-    throw invalid(`${describeField(id, field)}: the signature image is ${Math.ceil(png.byteLength / 1024)} KiB; the limit is ${MAX_IMAGE_BYTES / 1024} KiB.`, {
-      field: `/values/${id}`,
-    })
+    const [size, limit] = [Math.ceil(png.byteLength / 1024), MAX_IMAGE_BYTES / 1024]
+    throw refuse(`: the signature image is ${size} KiB; the limit is ${limit} KiB.`, 'error.imageTooLarge', { size, limit })
   }
   // IHDR follows the 8-byte signature: length(4) "IHDR"(4) width(4) height(4).
   const isPng = png.byteLength > 24 && png.subarray(0, 8).equals(PNG_SIGNATURE) && png.toString('latin1', 12, 16) === 'IHDR'
-  if (!isPng) throw invalid(`${describeField(id, field)}: the image is not a valid PNG.`, { field: `/values/${id}` })
+  if (!isPng) throw refuse(': the image is not a valid PNG.', 'error.imageNotPng')
   const width = png.readUInt32BE(16)
   const height = png.readUInt32BE(20)
   if (width === 0 || height === 0 || width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE) {
-    throw invalid(`${describeField(id, field)}: the image must be between 1 and ${MAX_IMAGE_SIDE} pixels on each side.`, { field: `/values/${id}` })
+    throw refuse(`: the image must be between 1 and ${MAX_IMAGE_SIDE} pixels on each side.`, 'error.imageSide', { max: MAX_IMAGE_SIDE })
   }
   // Canvases never write interlaced (Adam7) PNGs, and the PDF renderer cannot draw them.
-  if (png[28] !== 0) throw invalid(`${describeField(id, field)}: interlaced PNG images are not supported.`, { field: `/values/${id}` })
+  if (png[28] !== 0) throw refuse(': interlaced PNG images are not supported.', 'error.imageInterlaced')
   return png
 }
 
+/** The first five characters, each with its code point. */
+const named = (chars: string[]): string[] =>
+  chars.slice(0, 5).map((char) => `${char} (U+${(char.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')})`)
 const listed = (chars: string[]): string => {
-  const named = chars.slice(0, 5).map((char) => `${char} (U+${(char.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')})`)
-  return named.length === 1 ? (named[0] as string) : `${named.slice(0, -1).join(', ')} and ${named[named.length - 1] as string}`
+  const names = named(chars)
+  return names.length === 1 ? (names[0] as string) : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1] as string}`
 }
 
 /**
  * The signed PDF must show what the signer typed: text with a character none of its fonts has
  * (emoji, scripts without a bundled font) is refused here rather than printed otherwise.
  */
-function assertPrintable(what: string, text: string, pointer: string): void {
+function assertPrintable(what: string, text: string, pointer: string, about: SignerText | undefined): void {
   const missing = unprintableCharacters(text)
   if (missing.length > 0) {
-    throw invalid(
+    const error = invalid(
       `${what} contains ${listed(missing)}, which the signed PDF cannot show. Please remove ${missing.length === 1 ? 'it' : 'them'} or write the text another way.`,
       { field: pointer },
     )
+    throw about ? forSigner(error, 'error.unprintable', { field: about, chars: named(missing).join(', '), count: missing.length }) : error
   }
 }
 
@@ -124,10 +139,14 @@ export const isTypedFieldType = (type: FieldType): type is TypedFieldType => typ
  * One entry checked against its field's type and properties — text within its length and printable,
  * an e-mail address, a number within min/max, one of the options offered — as the value stored, or
  * null when left empty. The one check the finish and a send's prefill both make; `what` names the
- * field and `pointer` is the request's place for it.
+ * field and `pointer` is the request's place for it. `about` names the field in the signer's words
+ * (describeFieldText), for the finish: its errors are then marked for the signer's page (forSigner).
  */
-export function typedValue(field: TemplateField, value: SubmittedValue, what: string, pointer: string): StoredFieldValue | null {
-  const refuse = (message: string) => invalid(`${what} ${message}`, { field: pointer })
+export function typedValue(field: TemplateField, value: SubmittedValue, what: string, pointer: string, about?: SignerText): StoredFieldValue | null {
+  const refuse = (message: string, key: MessageKey, values: SignerText['values'] = {}) => {
+    const error = invalid(`${what} ${message}`, { field: pointer })
+    return about ? forSigner(error, key, { field: about, ...values }) : error
+  }
   switch (field.type) {
     case 'signature':
     case 'initials':
@@ -136,30 +155,44 @@ export function typedValue(field: TemplateField, value: SubmittedValue, what: st
     case 'text':
     case 'name':
     case 'email': {
-      if (typeof value !== 'string') throw refuse(field.type === 'email' ? 'needs an e-mail address.' : 'needs text.')
+      if (typeof value !== 'string') {
+        throw field.type === 'email' ? refuse('needs an e-mail address.', 'error.needsEmail') : refuse('needs text.', 'error.needsText')
+      }
       const text = value.trim()
       if (text === '') return null
-      if (text.length > MAX_TEXT_LENGTH) throw refuse(`is longer than ${MAX_TEXT_LENGTH} characters.`)
-      if (field.type === 'email' && !isEmailAddress(text)) throw refuse(`needs an e-mail address such as name@example.com ("${text.slice(0, 80)}" is not one).`)
-      assertPrintable(what, text, pointer)
+      if (text.length > MAX_TEXT_LENGTH) throw refuse(`is longer than ${MAX_TEXT_LENGTH} characters.`, 'error.tooLong', { max: MAX_TEXT_LENGTH })
+      if (field.type === 'email' && !isEmailAddress(text)) {
+        throw refuse(`needs an e-mail address such as name@example.com ("${text.slice(0, 80)}" is not one).`, 'error.notEmail', { text: text.slice(0, 80) })
+      }
+      assertPrintable(what, text, pointer, about)
       return { type: field.type, text }
     }
     case 'number': {
-      if (typeof value !== 'number' || !Number.isFinite(value)) throw refuse('needs a number.')
-      if (field.min !== undefined && value < field.min) throw refuse(`must be at least ${field.min} (${value} is not).`)
-      if (field.max !== undefined && value > field.max) throw refuse(`must be at most ${field.max} (${value} is not).`)
+      if (typeof value !== 'number' || !Number.isFinite(value)) throw refuse('needs a number.', 'error.needsNumber')
+      if (field.min !== undefined && value < field.min) {
+        throw refuse(`must be at least ${field.min} (${value} is not).`, 'error.numberBelow', { min: field.min, value })
+      }
+      if (field.max !== undefined && value > field.max) {
+        throw refuse(`must be at most ${field.max} (${value} is not).`, 'error.numberAbove', { max: field.max, value })
+      }
       return { type: 'number', number: value }
     }
     case 'checkbox':
-      if (typeof value !== 'boolean') throw refuse('needs true or false.')
+      if (typeof value !== 'boolean') throw refuse('needs true or false.', 'error.needsBoolean')
       return { type: 'checkbox', checked: value }
     case 'radio':
     case 'dropdown': {
-      if (typeof value !== 'string') throw refuse('needs one of its options.')
+      if (typeof value !== 'string') throw refuse('needs one of its options.', 'error.needsOption')
       const option = value.trim()
       if (option === '') return null
       const options = field.options ?? []
-      if (!options.includes(option)) throw refuse(`has no option "${option.slice(0, 100)}"; its options are ${options.map((o) => `"${o}"`).join(', ')}.`)
+      if (!options.includes(option)) {
+        const quoted = options.map((o) => `"${o}"`).join(', ')
+        throw refuse(`has no option "${option.slice(0, 100)}"; its options are ${quoted}.`, 'error.noSuchOption', {
+          option: option.slice(0, 100),
+          options: quoted,
+        })
+      }
       return { type: field.type, text: option }
     }
   }
@@ -177,35 +210,41 @@ const isEmptyEntry = (stored: StoredFieldValue | null): boolean => stored === nu
 export function parseFieldValues(fields: SignerFieldWithPrefill[], submitted: Record<string, SubmittedValue>, signingDate: string): ParsedValues {
   const own = new Map(fields.map((f) => [f.id, f]))
   for (const key of Object.keys(submitted)) {
-    if (!/^\d+$/.test(key) || !own.has(Number(key))) throw invalid(`Field ${key} is not one of your fields.`, { field: `/values/${key}` })
+    if (!/^\d+$/.test(key) || !own.has(Number(key))) {
+      throw forSigner(invalid(`Field ${key} is not one of your fields.`, { field: `/values/${key}` }), 'error.notYourField', { id: key.slice(0, 100) })
+    }
   }
   const entries: ParsedValues['entries'] = new Map()
   for (const field of fields) {
     const value = submitted[String(field.id)]
     const what = describeField(field.id, field)
+    const about = describeFieldText(field.id, field)
     const pointer = `/values/${field.id}`
     if (field.type === 'date') {
       entries.set(field.id, { type: 'stored', value: { type: 'date', text: signingDate } })
       continue
     }
     if (field.prefill?.readOnly) {
-      const fixed = typedValue(field, field.prefill.value, what, pointer)
-      if (value !== undefined && JSON.stringify(typedValue(field, value, what, pointer)) !== JSON.stringify(fixed)) {
-        throw invalid(`${what} was filled in by the sender and cannot be changed.`, { field: pointer })
+      const fixed = typedValue(field, field.prefill.value, what, pointer, about)
+      if (value !== undefined && JSON.stringify(typedValue(field, value, what, pointer, about)) !== JSON.stringify(fixed)) {
+        throw forSigner(invalid(`${what} was filled in by the sender and cannot be changed.`, { field: pointer }), 'error.fieldLocked', { field: about })
       }
       if (fixed) entries.set(field.id, { type: 'stored', value: fixed })
       continue
     }
     if (value === undefined) {
-      if (field.required) throw invalid(`${what} is required.`, { field: pointer })
+      if (field.required) throw forSigner(invalid(`${what} is required.`, { field: pointer }), 'error.fieldRequired', { field: about })
       continue
     }
     if (field.type === 'signature' || field.type === 'initials') {
-      entries.set(field.id, { type: 'image', fieldType: field.type, png: parsePng(field.id, field, value), field: what })
+      entries.set(field.id, { type: 'image', fieldType: field.type, png: parsePng(field.id, field, value), field: what, about })
       continue
     }
-    const stored = typedValue(field, value, what, pointer)
-    if (field.required && isEmptyEntry(stored)) throw invalid(`${what} ${field.type === 'checkbox' ? 'must be ticked' : 'is required'}.`, { field: pointer })
+    const stored = typedValue(field, value, what, pointer, about)
+    if (field.required && isEmptyEntry(stored)) {
+      const error = invalid(`${what} ${field.type === 'checkbox' ? 'must be ticked' : 'is required'}.`, { field: pointer })
+      throw forSigner(error, field.type === 'checkbox' ? 'error.fieldUnticked' : 'error.fieldRequired', { field: about })
+    }
     if (stored) entries.set(field.id, { type: 'stored', value: stored })
   }
   return { entries }

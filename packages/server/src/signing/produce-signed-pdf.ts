@@ -1,6 +1,5 @@
 import { asc, eq } from 'drizzle-orm'
 import type { BlobStore } from '../adapters/blob-store.ts'
-import { AUTH_METHOD_LABELS } from '@signet/vocabulary'
 import { appendAuditEvents, checkAuditChain, readAuditTrail, type AuditEvent } from '../audit/audit-trail.ts'
 import { stageSeal, storeFinalPdf, type FinalPdfDeps } from '../documents/final-pdf.ts'
 import { documents, orgs, signers, templates, type StoredFieldValue } from '../db/schema.ts'
@@ -8,14 +7,13 @@ import { enqueueMail } from '../mail/outbox.ts'
 import { completedMail } from '../mail/templates.ts'
 import { mailLanguage } from './i18n/languages.ts'
 import { authMethodOf } from './locked-state.ts'
-import type { CertificateSigner, RenderedFieldValue } from './signed-pdf.ts'
+import type { CertificateDetails, CertificateSigner, RenderedFieldValue } from './signed-pdf.ts'
 
-/** Who sent the document and how, from the first event of its trail: an AI agent's request says so. */
-function sentBy(trail: AuditEvent[], orgName: string): string {
+/** Who sent the document and how, from the first event of its trail (the certificate words it in its language). */
+function sentBy(trail: AuditEvent[]): CertificateDetails['sentBy'] {
   const sent = trail.find((e) => e.type === 'document.sent')
   if (!sent) return '—'
-  const how = sent.authMethod ? AUTH_METHOD_LABELS[sent.authMethod] : 'unknown means'
-  return sent.agentTriggered ? `An AI agent for ${orgName}, through the agent-tool endpoint (MCP) · ${how}` : `${orgName} · ${how}`
+  return { method: sent.authMethod ?? null, agent: sent.agentTriggered }
 }
 
 /** A document's title made safe as the start of a file name. */
@@ -74,7 +72,7 @@ export async function produceSignedPdf(deps: FinalPdfDeps, documentId: string): 
       documentId,
       title: document.title,
       orgName: document.orgName,
-      sentBy: sentBy(trail, document.orgName),
+      sentBy: sentBy(trail),
       originalSha256: document.template.pdfSha256,
       completedAt: document.completedAt,
       signers: people.map((signer) => certificateSigner(signer, trail)),
@@ -159,7 +157,7 @@ function certificateSigner(signer: typeof signers.$inferSelect, trail: AuditEven
     email: signer.email,
     role: signer.role,
     roleName: signer.roleName,
-    authMethod: AUTH_METHOD_LABELS[authMethod],
+    authMethod,
     ip: signedEvent?.ip ?? null,
     userAgent: signedEvent?.userAgent ?? null,
     viewedAt: signer.viewedAt,

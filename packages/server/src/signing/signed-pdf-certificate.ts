@@ -1,5 +1,5 @@
 import { rgb, type Color, type PDF, type PDFPage } from '@libpdf/core'
-import { AUDIT_EVENT_LABELS, partyLabel, type AuditEventType } from '@signet/vocabulary'
+import { AUDIT_EVENT_LABELS, AUTH_METHOD_LABELS, AUTH_METHODS, partyLabel, type AuditEventType, type AuthMethod } from '@signet/vocabulary'
 import { truncate, utc, wrap, type PdfFont, type PdfFontSet } from './signed-pdf-text.ts'
 import type { PageSize } from '../pdf-geometry/page-frame.ts'
 import { catalogOf, translator, type MessageKey, type Translator } from './i18n/catalog.ts'
@@ -11,8 +11,12 @@ export interface CertificateSigner {
   role: number
   /** The template's name of the role as the document was sent ("Landlord"); null: "Party N". */
   roleName?: string | null
-  /** e.g. 'E-mail link' or 'E-mail link + one-time e-mail code' */
-  authMethod: string
+  /**
+   * How the signer was identified: the audit trail's method ('email_link', 'email_link+email_code'),
+   * printed in the certificate's language (its English words, e.g. 'E-mail link', are understood too);
+   * any other text is printed as it is.
+   */
+  authMethod: AuthMethod | (string & {})
   ip: string | null
   userAgent: string | null
   viewedAt: Date | null
@@ -23,8 +27,11 @@ export interface CertificateDetails {
   documentId: string
   title: string
   orgName: string
-  /** Who sent the document and how they authenticated; says so when an AI agent asked for it. */
-  sentBy: string
+  /**
+   * Who sent the document and how they authenticated, from the trail's document.sent event: the
+   * certificate words it in its language (an AI agent's request says so); a text is printed as it is.
+   */
+  sentBy: SentBy | string
   /** SHA-256 hex of the original template PDF */
   originalSha256: string
   completedAt: Date
@@ -37,6 +44,26 @@ export interface CertificateDetails {
   auditHeadHash: string
   /** The language of the certificate's fixed texts (the document's, else the workspace's); English when absent. */
   language?: SignerLanguage
+}
+
+/** Who sent a document, by the organization (the certificate's orgName). */
+export interface SentBy {
+  /** How the sender authenticated; null: the trail does not say. */
+  method: AuthMethod | null
+  /** Sent by an AI agent, through the agent-tool endpoint (MCP). */
+  agent: boolean
+}
+
+/** A method in the certificate's language: an AuthMethod or its English words; anything else as it is. */
+function authMethodText(t: Translator, method: string): string {
+  const known = AUTH_METHODS.find((m) => m === method) ?? AUTH_METHODS.find((m) => AUTH_METHOD_LABELS[m] === method)
+  return known ? t.text(`cert.auth.${known}`) : method
+}
+
+function sentByText(t: Translator, sentBy: CertificateDetails['sentBy'], org: string): string {
+  if (typeof sentBy === 'string') return sentBy
+  const method = sentBy.method ? authMethodText(t, sentBy.method) : t.text('cert.auth.unknown')
+  return t.text(sentBy.agent ? 'cert.sentByAgent' : 'cert.sentByOrg', { org, method })
 }
 
 /*
@@ -157,7 +184,7 @@ function documentSection(sheet: Sheet, details: CertificateDetails, t: Translato
     row(sheet, t.text('cert.documentTitle'), details.title),
     row(sheet, t.text('cert.documentId'), details.documentId, { font: mono, size: 8.5 }),
     row(sheet, t.text('cert.organization'), details.orgName),
-    row(sheet, t.text('cert.sentBy'), details.sentBy),
+    row(sheet, t.text('cert.sentBy'), sentByText(t, details.sentBy, details.orgName)),
     row(sheet, t.text('cert.originalSha256'), details.originalSha256, { font: mono, size: 8.5 }),
     row(sheet, t.text('cert.completed'), utc(details.completedAt)),
     ...(details.copiesTo.length > 0 ? [row(sheet, t.text('cert.copiesTo'), details.copiesTo.join(', '), { maxLines: 6 })] : []),
@@ -171,7 +198,7 @@ function signersSection(sheet: Sheet, signers: CertificateSigner[], t: Translato
   signers.forEach((signer, i) => {
     const rows = [
       row(sheet, t.text('cert.email'), signer.email),
-      row(sheet, t.text('cert.authentication'), signer.authMethod),
+      row(sheet, t.text('cert.authentication'), authMethodText(t, signer.authMethod)),
       row(sheet, t.text('cert.ipAddress'), signer.ip ?? '—'),
       row(sheet, t.text('cert.userAgent'), signer.userAgent ?? '—', { maxLines: 2 }),
       row(sheet, t.text('cert.viewed'), utc(signer.viewedAt)),

@@ -5,6 +5,7 @@ import { notFound } from '../errors.ts'
 import { sha256Hex } from '../lib/crypto.ts'
 import { preparedPer } from '../lib/prepared.ts'
 import type { SignerFieldWithPrefill } from './field-values.ts'
+import { forSigner } from './i18n/error-texts.ts'
 
 /** What a signing link leads to: the signer, their document and its template. */
 export interface SignerContext {
@@ -65,7 +66,8 @@ const signerByTokenHash = preparedPer((db) =>
     .prepare('signer_by_token_hash'),
 )
 
-export const invalidLink = () => notFound('This signing link is not valid. Check that you copied the whole link from your e-mail.')
+export const invalidLink = () =>
+  forSigner(notFound('This signing link is not valid. Check that you copied the whole link from your e-mail.'), 'status.invalidLink.message')
 
 /** Looks a signing link up by the hash of its token (the token itself is never stored). */
 export async function loadSignerContext(db: Db, token: string): Promise<SignerContext> {

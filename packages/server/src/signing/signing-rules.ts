@@ -1,4 +1,5 @@
 import { AppError } from '../errors.ts'
+import { forSigner } from './i18n/error-texts.ts'
 import type { SignerContext } from './signer-context.ts'
 
 /** Why a signing link can no longer change anything, or null while the signer may act. */
@@ -29,16 +30,22 @@ export function closureOf(document: Document, signerStatus: SignerContext['signe
 
 export function closedError(closure: Closure, document: Pick<Document, 'expiresAt'>): AppError {
   switch (closure) {
-    case 'expired':
-      return new AppError('gone', `This signing request expired on ${document.expiresAt?.toUTCString() ?? 'its expiry date'}, so it can no longer be signed.`)
+    case 'expired': {
+      const error = new AppError(
+        'gone',
+        `This signing request expired on ${document.expiresAt?.toUTCString() ?? 'its expiry date'}, so it can no longer be signed.`,
+      )
+      // An expired document always has its expiry time; without one the English stands.
+      return document.expiresAt ? forSigner(error, 'error.closed.expired', { date: document.expiresAt }) : error
+    }
     case 'voided':
-      return new AppError('conflict', 'The sender cancelled this signing request, so it can no longer be signed.')
+      return forSigner(new AppError('conflict', 'The sender cancelled this signing request, so it can no longer be signed.'), 'error.closed.voided')
     case 'declined':
-      return new AppError('conflict', 'This document was declined, so it can no longer be signed.')
+      return forSigner(new AppError('conflict', 'This document was declined, so it can no longer be signed.'), 'error.closed.declined')
     case 'completed':
-      return new AppError('conflict', 'This document is already complete: everyone has signed it.')
+      return forSigner(new AppError('conflict', 'This document is already complete: everyone has signed it.'), 'error.closed.completed')
     case 'signed':
-      return new AppError('conflict', 'You have already signed this document.')
+      return forSigner(new AppError('conflict', 'You have already signed this document.'), 'error.closed.signed')
   }
 }
 

@@ -33,7 +33,10 @@ export function Select({ value, onValueChange, options, placeholder = 'Choose…
           className,
         )}
       >
-        <SelectPrimitive.Value placeholder={placeholder} />
+        {/* A long label (such as a role's name) ends in "…" rather than spilling out of the box; Radix's Value drops a className. */}
+        <span className="truncate">
+          <SelectPrimitive.Value placeholder={placeholder} />
+        </span>
         <SelectPrimitive.Icon aria-hidden="true">
           <svg viewBox="0 0 20 20" className="size-4 text-muted" fill="currentColor">
             <path d="M5.3 7.3a1 1 0 0 1 1.4 0L10 10.6l3.3-3.3a1 1 0 1 1 1.4 1.4l-4 4a1 1 0 0 1-1.4 0l-4-4a1 1 0 0 1 0-1.4Z" />

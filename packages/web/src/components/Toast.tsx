@@ -52,7 +52,11 @@ export function ToastProvider({ children }: { children: ReactNode }) {
             </ToastPrimitive.Close>
           </ToastPrimitive.Root>
         ))}
-        <ToastPrimitive.Viewport className="fixed bottom-0 right-0 z-[60] flex w-full max-w-sm flex-col gap-2 p-4 outline-none" />
+        {/*
+         * At the top below lg: there the template editor keeps its save bar at the foot of the screen,
+         * and a toast about a save would cover the buttons to save again or undo.
+         */}
+        <ToastPrimitive.Viewport className="fixed top-0 right-0 z-[60] flex w-full max-w-sm flex-col gap-2 p-4 outline-none lg:top-auto lg:bottom-0" />
       </ToastPrimitive.Provider>
     </ToastContext.Provider>
   )

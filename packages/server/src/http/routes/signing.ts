@@ -12,6 +12,7 @@ import { declineSigning, finishSigning, markViewed } from '../../signing/transit
 import { renderSigningView } from '../../signing/signing-view.ts'
 import { statusPage } from '../../signing/web/pages.ts'
 import { translator } from '../../signing/i18n/catalog.ts'
+import { forSigner, inSignerLanguage } from '../../signing/i18n/error-texts.ts'
 import { pageLanguage, signerLanguageOf, type SignerLanguage } from '../../signing/i18n/languages.ts'
 import { pageSecurityHeaders } from '../security-headers.ts'
 import { sendFile } from '../send-file.ts'
@@ -56,10 +57,10 @@ const metaOf = (request: FastifyRequest): RequestMeta => ({ ip: request.ip, user
 export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const sessionOf = (request: FastifyRequest) => request.cookies[SESSION_COOKIE]
 
-  /** The page menu's ?lang= (one of ours), remembered in a cookie for the next page. */
-  const chosenLanguage = (request: FastifyRequest, reply: FastifyReply): SignerLanguage | null => {
+  /** The page menu's ?lang= (one of ours), remembered in a cookie for the next page (when there is a `reply` to set it on). */
+  const chosenLanguage = (request: FastifyRequest, reply?: FastifyReply): SignerLanguage | null => {
     const picked = signerLanguageOf((request.query as { lang?: unknown } | undefined)?.lang?.toString())
-    if (picked) {
+    if (picked && reply) {
       reply.setCookie(LANGUAGE_COOKIE, picked, {
         path: '/sign',
         httpOnly: true,
@@ -70,8 +71,11 @@ export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     }
     return picked ?? signerLanguageOf(request.cookies[LANGUAGE_COOKIE])
   }
-  /** The signer's language: their pick, the document's, their browser's, the workspace's, English (signing/i18n/languages.ts). */
-  const languageOf = (request: FastifyRequest, reply: FastifyReply, context?: SignerContext): SignerLanguage =>
+  /**
+   * The signer's language: their pick, the document's, their browser's, the workspace's, English (signing/i18n/languages.ts).
+   * Pages pass their `reply`, to remember a pick made with ?lang=; the JSON calls' errors come without (their page was in it).
+   */
+  const languageOf = (request: FastifyRequest, reply: FastifyReply | undefined, context?: SignerContext): SignerLanguage =>
     pageLanguage({
       chosen: chosenLanguage(request, reply),
       documentLanguage: context?.document.language ?? null,
@@ -79,15 +83,25 @@ export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       workspaceLanguage: context?.workspaceLanguage ?? null,
     })
 
+  /** The link of a request once loaded: a POST's by its onRequest hook (before the body is read: an unknown link is 404 at once). */
+  const resolved = new WeakMap<FastifyRequest, SignerContext>()
+
   /** Loads the link's signer and checks this browser may see the document (the e-mail code, when required). */
   const authorised = async (request: FastifyRequest, token: string): Promise<SignerContext> => {
     const context = await loadSignerContext(services.db, token)
+    resolved.set(request, context) // known before the check, for the language of its error
     if (!(await hasSigningAccess(services, context, sessionOf(request)))) throw codeRequired()
     return context
   }
 
-  /** The link of a POST, resolved by its onRequest hook (before the body is read: an unknown link is 404 at once). */
-  const resolved = new WeakMap<FastifyRequest, SignerContext>()
+  /*
+   * What the signer's script shows from an error it gets (a wrong code, a closed document, a field
+   * the server refuses) is in the language its page was in, chosen the same way; the code, the
+   * field and any other part of the body stay as raised. The app's error handler writes the answer.
+   */
+  app.setErrorHandler((error, request) => {
+    throw inSignerLanguage(error, translator(languageOf(request, undefined, resolved.get(request))))
+  })
   const linkOf = (request: FastifyRequest): SignerContext => {
     const context = resolved.get(request)
     if (!context) throw new Error('the signing link was not resolved before the handler')
@@ -108,10 +122,11 @@ export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   const refuseOversizedFinish = async (request: FastifyRequest) => {
     const limit = Math.min(FINISH_BODY_LIMIT, maxSubmissionBytes(fieldsOf(linkOf(request))))
     if (Number(request.headers['content-length'] ?? 0) > limit) {
-      throw new AppError(
+      const error = new AppError(
         'payload_too_large',
         `The request body is larger than ${limit} bytes, the most your fields can need (a signature image is at most ${MAX_IMAGE_BYTES / 1024} KiB).`,
       )
+      throw forSigner(error, 'error.requestTooLarge', { limit, imageLimit: MAX_IMAGE_BYTES / 1024 })
     }
   }
 

@@ -1,3 +1,4 @@
+import { signingDateText } from '@signet/vocabulary'
 import type { FieldType, PrefilledValue, TemplateField } from '../../db/schema.ts'
 import { signingAssetUrl } from './signing-assets.ts'
 import { typedFieldControl } from './typed-field-controls.ts'
@@ -68,7 +69,7 @@ const TYPE_NAMES: Record<FieldType, MessageKey> = {
 }
 
 /** The texts the script formats itself (client/i18n.ts), sent raw in the boot JSON. */
-const SIGNING_SCRIPT_MESSAGES: MessageKey[] = [
+export const SIGNING_SCRIPT_MESSAGES: MessageKey[] = [
   'sign.progress',
   'signature.title',
   'signature.typeLabel',
@@ -84,8 +85,24 @@ const SIGNING_SCRIPT_MESSAGES: MessageKey[] = [
   'client.signing',
   'client.pageError',
   'client.documentError',
+  'client.invalidEmail',
+  'client.numberBelow',
+  'client.numberAbove',
+  'client.notNumber',
+  'client.required',
+  'client.invalidEntry',
+  'client.unreachable',
+  'client.httpError',
 ]
-const CODE_SCRIPT_MESSAGES: MessageKey[] = ['code.availableIn', 'code.sending', 'code.sent', 'code.enterSixDigits', 'code.verified']
+export const CODE_SCRIPT_MESSAGES: MessageKey[] = [
+  'code.availableIn',
+  'code.sending',
+  'code.sent',
+  'code.enterSixDigits',
+  'code.verified',
+  'client.unreachable',
+  'client.httpError',
+]
 
 interface Shell extends PageBase {
   title: string
@@ -170,10 +187,33 @@ function fieldControl(t: Translator, field: SignerField, today: string): SafeHtm
     case 'number':
     case 'dropdown':
     case 'radio':
-      return typedFieldControl({ ...field, type: field.type }, label, fieldName(t, field))
-    case 'date':
-      return html`<input type="text" class="field-control" readonly value="${today}" aria-label="${label}">`
+      return typedFieldControl(t, { ...field, type: field.type }, label, fieldName(t, field))
+    case 'date': {
+      // The server's UTC day in the page's language, as the finish writes it (transitions.ts).
+      // data-fit: its width in ems, for sign.css to size the text to the box ("27 de noviembre de 2026" on a phone).
+      const text = signingDateText(today, t.language)
+      return html`<input type="text" class="field-control" readonly value="${text}" data-fit="${fitEms(text)}" aria-label="${label}">`
+    }
   }
+}
+
+/**
+ * About how many ems wide `text` is in a wide sans-serif (DejaVu Sans; the usual UI fonts are
+ * narrower), rounded up and kept within the 4–24 that sign.css has rules for: the widths of
+ * digits and spaces, narrow and wide letters, capitals, and full-width (CJK) characters.
+ */
+function fitEms(text: string): number {
+  let ems = 0
+  for (const char of text) {
+    if (/\s/u.test(char)) ems += 0.32
+    else if (/[.,:;'!|]/.test(char)) ems += 0.32
+    else if (/[fijlrtI]/.test(char)) ems += 0.36
+    else if (/[mwMW]/.test(char)) ems += 0.95
+    else if (/\p{Lu}/u.test(char)) ems += 0.74
+    else if (/[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u.test(char)) ems += 1
+    else ems += 0.64
+  }
+  return Math.min(24, Math.max(4, Math.ceil(ems)))
 }
 
 function fieldElement(t: Translator, field: SignerField, page: { width: number; height: number }, today: string): SafeHtml {

@@ -1,6 +1,7 @@
 import type { PrefilledValue, TemplateField } from '../../db/schema.ts'
 import { html, type SafeHtml } from '../../lib/html.ts'
 import { MAX_TEXT_LENGTH, type TypedFieldType } from '../field-values.ts'
+import type { Translator } from '../i18n/catalog.ts'
 
 /**
  * The signer page's controls for the fields a signer types or picks in — text, name, e-mail,
@@ -9,24 +10,18 @@ import { MAX_TEXT_LENGTH, type TypedFieldType } from '../field-values.ts'
  * group's holds its options), `data-locked` on a read-only one.
  */
 
-/** This file's own words, in one place for translation. */
-export const TYPED_FIELD_TEXTS = {
-  /** A dropdown's empty first choice. */
-  choose: 'Choose…',
-  /** Added to a read-only field's accessible name. */
-  locked: 'filled in by the sender, cannot be changed',
-}
-
 /** A field as the page renders it: no role, its template index as id, and the sender's prefill. */
 export type TypedField = Omit<TemplateField, 'role' | 'type'> & { id: number; type: TypedFieldType; prefill?: PrefilledValue | undefined }
 
 /**
- * One control. `label` is the accessible name pages.ts composed ("Rent (required), page 1"),
+ * One control, its words in the page's language (`t`): a dropdown's empty first choice
+ * (field.choose), and what a read-only field's accessible name says (field.lockedLabel).
+ * `label` is the accessible name pages.ts composed ("Rent (required), page 1"),
  * `placeholder` the field's visible name.
  */
-export function typedFieldControl(field: TypedField, label: string, placeholder: string): SafeHtml {
+export function typedFieldControl(t: Translator, field: TypedField, label: string, placeholder: string): SafeHtml {
   const locked = field.prefill?.readOnly === true
-  const name = locked ? `${label} (${TYPED_FIELD_TEXTS.locked})` : label
+  const name = locked ? t.text('field.lockedLabel', { label }) : label
   const value = field.prefill?.value
   const text = typeof value === 'string' || typeof value === 'number' ? String(value) : ''
   const lock = locked ? html` readonly aria-readonly="true" data-locked` : ''
@@ -44,7 +39,7 @@ export function typedFieldControl(field: TypedField, label: string, placeholder:
       return html`<input type="checkbox" class="field-control" aria-label="${name}"${value === true ? html` checked` : ''}${locked ? html` disabled data-locked` : ''}>`
     case 'dropdown': {
       const options = (field.options ?? []).map((option) => html`<option value="${option}"${option === value ? html` selected` : ''}>${option}</option>`)
-      return html`<select class="field-control" aria-label="${name}"${locked ? html` disabled data-locked` : ''}><option value="">${TYPED_FIELD_TEXTS.choose}</option>${options}</select>`
+      return html`<select class="field-control" aria-label="${name}"${locked ? html` disabled data-locked` : ''}><option value="">${t.text('field.choose')}</option>${options}</select>`
     }
     case 'radio': {
       const options = (field.options ?? []).map(

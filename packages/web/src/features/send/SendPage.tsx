@@ -6,9 +6,9 @@ import { reminderSettingsQuery } from '../../api/queries.ts'
 import { Button, Card, Field, Input, PageHeader, Select, Switch, Textarea } from '../../components/index.ts'
 import { draftOf, scheduleOf, SUGGESTED_SCHEDULE, type ReminderDraft } from '../settings/reminder-draft.ts'
 import type { TemplateSummary } from '../templates/queries.ts'
+import { roleLabel } from '../templates/role-labels.ts'
 import { WithTemplates } from '../templates/WithTemplates.tsx'
 import { peopleTextFor } from '../../lib/people-text.ts'
-import { partyLabel } from '../../lib/vocabulary.ts'
 import { controlFor, type SendControl } from './error-placement.ts'
 import { PlanAwareError } from './PlanAwareError.tsx'
 import { useCreateDocument } from './queries.ts'
@@ -46,8 +46,7 @@ export function SendPage() {
 }
 
 /** A party as the template calls it: its role's name ("Landlord"), else "Party N". */
-const roleLabel = (template: TemplateSummary | undefined, role: number): string =>
-  template?.role_names?.find((entry) => entry.role === role)?.name ?? partyLabel(role)
+const partyOf = (template: TemplateSummary | undefined, role: number): string => roleLabel(template?.role_names ?? [], role)
 
 /** The template's default step for a role; the server keeps them on every role or on none. */
 const defaultStep = (template: TemplateSummary | undefined, role: number): number | undefined =>
@@ -196,7 +195,7 @@ function SendForm({ templates }: { templates: TemplateSummary[] }) {
         {roles.map((role) => (
           <fieldset key={role} className="rounded-lg border border-line bg-white p-4 sm:p-5">
             <legend className="px-1 text-base font-semibold">
-              {single ? (template?.role_names?.find((entry) => entry.role === 0)?.name ?? 'Signer') : roleLabel(template, role)}
+              {single ? (template?.role_names?.find((entry) => entry.role === 0)?.name ?? 'Signer') : partyOf(template, role)}
             </legend>
             {ordered && (
               <Field label="Step" hint="Parties with the same step sign at the same time." error={errorFor(`party.${role}.order`)} className="mb-3">

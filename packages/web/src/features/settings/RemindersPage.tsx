@@ -2,9 +2,7 @@ import { useQuery } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { reminderSettingsQuery, type ReminderSchedule } from '../../api/queries.ts'
 import { useMe } from '../../auth/session.ts'
-import { Button } from '../../components/Button.tsx'
 import { Card } from '../../components/Card.tsx'
-import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { PageHeader } from '../../components/PageHeader.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
 import { Switch } from '../../components/Switch.tsx'
@@ -14,6 +12,7 @@ import { placeError } from '../../lib/people-text.ts'
 import { useSetReminderSettings } from './queries.ts'
 import { draftOf, scheduleOf, SUGGESTED_SCHEDULE, type ReminderDraft } from './reminder-draft.ts'
 import { ReminderScheduleFields } from './ReminderScheduleFields.tsx'
+import { SaveFooter } from './SaveFooter.tsx'
 import { SignerLanguageCard } from './SignerLanguageCard.tsx'
 
 /** The controls a refusal's `field` can point at, as JSON pointers without their leading slash. */
@@ -73,12 +72,7 @@ function ReminderForm({ saved }: { saved: ReminderSchedule | null }) {
     <form onSubmit={submit} noValidate className="mt-4 flex flex-col gap-4 border-t border-line pt-4">
       <Switch label="Remind signers who have not signed" checked={on} onCheckedChange={setOn} />
       {on && <ReminderScheduleFields draft={draft} onChange={setDraft} errorFor={(name) => placed.under(`reminders/${name}`)} />}
-      {placed.above && <ErrorMessage title="The reminders were not saved" error={placed.above} />}
-      <div>
-        <Button type="submit" loading={save.isPending}>
-          Save
-        </Button>
-      </div>
+      <SaveFooter saving={save.isPending} error={placed.above} errorTitle="The reminders were not saved" />
     </form>
   )
 }

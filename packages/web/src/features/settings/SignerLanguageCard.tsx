@@ -1,14 +1,13 @@
 import { useQuery } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { useMe } from '../../auth/session.ts'
-import { Button } from '../../components/Button.tsx'
 import { Card } from '../../components/Card.tsx'
-import { ErrorMessage } from '../../components/ErrorMessage.tsx'
 import { Field } from '../../components/Field.tsx'
 import { QueryView } from '../../components/QueryView.tsx'
 import { Select } from '../../components/Select.tsx'
 import { useToast } from '../../components/Toast.tsx'
 import { signerLanguageQuery, useSetSignerLanguage, type SignerLanguageSetting } from './queries.ts'
+import { SaveFooter } from './SaveFooter.tsx'
 
 /** The languages the server has catalogs for (signing/i18n), each named in itself as signers see it. */
 const LANGUAGES: { value: NonNullable<SignerLanguageSetting>; label: string }[] = [
@@ -68,12 +67,7 @@ function SignerLanguageForm({ saved }: { saved: SignerLanguageSetting }) {
       <Field label="Default language">
         <Select value={choice} onValueChange={setChoice} options={OPTIONS} className="sm:max-w-sm" />
       </Field>
-      {save.error && <ErrorMessage title="The signer language was not saved" error={save.error} />}
-      <div>
-        <Button type="submit" loading={save.isPending}>
-          Save
-        </Button>
-      </div>
+      <SaveFooter saving={save.isPending} error={save.error} errorTitle="The signer language was not saved" />
     </form>
   )
 }

@@ -37,7 +37,7 @@ export default function TemplateEditorPage() {
           ) : (
             <>
               <TemplateRoles key={templateRolesKey(data)} template={data} />
-              <TemplateEditor pdf={pdf.data} serverPages={data.pages} fields={data.fields}>
+              <TemplateEditor pdf={pdf.data} serverPages={data.pages} fields={data.fields} roleNames={data.role_names}>
                 {(state, dispatch) => <SaveBar template={data} state={state} dispatch={dispatch} />}
               </TemplateEditor>
             </>

@@ -1,3 +1,5 @@
+import { t } from './i18n.ts'
+
 /**
  * The signer's fields as pages.ts renders them: `.field[data-field-id][data-type][data-box]`
  * holding one `.field-control`. Boxes are percentages of the page, applied through
@@ -69,13 +71,22 @@ export function isFilled(field: Field, marks: ReadonlyMap<string, string>): bool
 
 /**
  * What is wrong with an entry the browser can check (an e-mail address, a number within its
- * bounds), in the browser's own words and language; null when nothing is. The server checks again.
+ * bounds), in the page's language (not the browser's validationMessage, which speaks the
+ * browser's); null when nothing is. The server checks again.
  */
 export function problemOf(field: Field): string | null {
   if (field.type !== 'email' && field.type !== 'number') return null
+  const { control } = field
   // A number input whose text is not a number reports badInput with an empty value.
-  if (field.control.value.trim() === '' && !field.control.validity.badInput) return null
-  return field.control.validity.valid ? null : field.control.validationMessage
+  if (control.value.trim() === '' && !control.validity.badInput) return null
+  const validity = control.validity
+  if (validity.valid) return null
+  if (validity.badInput) return t(field.type === 'number' ? 'client.notNumber' : 'client.invalidEmail')
+  if (validity.typeMismatch) return t('client.invalidEmail')
+  if (validity.rangeUnderflow) return t('client.numberBelow', { min: Number(control.min) })
+  if (validity.rangeOverflow) return t('client.numberAbove', { max: Number(control.max) })
+  if (validity.valueMissing) return t('client.required')
+  return t('client.invalidEntry')
 }
 
 /** The entry Finish sends for a field, or undefined for none (an empty one, a mark, a date, a locked one). */

@@ -1,4 +1,3 @@
-import { signingDateText } from '@signet/vocabulary'
 import { showAlert, wireAlert } from './alert.ts'
 import type { SigningBoot } from './boot.ts'
 import { announce, byId } from './dom.ts'
@@ -45,10 +44,8 @@ export function initSigning(boot: SigningBoot): void {
         if (adopted && !form.marks.has(f.id)) applyMark(f, adopted, true)
         else dialog.open(f)
       })
-    } else if (f.type === 'date') {
-      // The server sends its UTC day, written here in the page's language; finish sends that locale, so the signed PDF prints the same words.
-      f.control.value = signingDateText(f.control.value, document.documentElement.lang)
-    } else {
+    } else if (f.type !== 'date') {
+      // (A date field shows the server's UTC day in the page's language already, pages.ts; finish sends that language, so the signed PDF prints the same words.)
       // On the field, not the control: a radio group's every option reports there.
       for (const event of ['input', 'change']) f.el.addEventListener(event, () => form.update())
     }

@@ -1,9 +1,9 @@
 import type { Dispatch, KeyboardEvent, PointerEvent } from 'react'
 import { cn } from '../../../lib/cn.ts'
-import { partyLabel } from '../../../lib/vocabulary.ts'
 import { fieldAccessibleName, fieldTypeName, type EditorAction, type EditorField } from './editor-state.ts'
 import { pixelsToPointDistance, pixelsToPoints, pointsToPixels, type PageViewports } from './geometry.ts'
 import { roleColour } from './role-colours.ts'
+import { shortRoleLabel, type RoleNames } from '../role-labels.ts'
 
 /** A page's overlay element and viewports, to turn screen points into field points. */
 export interface PageTarget {
@@ -20,6 +20,7 @@ export interface PageFinder {
 
 interface FieldBoxProps {
   field: EditorField
+  roleNames: RoleNames
   viewports: PageViewports
   selected: boolean
   dispatch: Dispatch<EditorAction>
@@ -33,7 +34,7 @@ const DRAG_THRESHOLD = 3
  * A placed field: an HTML box over the page, focusable, moved by dragging it or with the arrow
  * keys (Shift: 10 pt), resized by its corner handle or Alt+arrows, deleted with Delete.
  */
-export function FieldBox({ field, viewports, selected, dispatch, pages }: FieldBoxProps) {
+export function FieldBox({ field, roleNames, viewports, selected, dispatch, pages }: FieldBoxProps) {
   const box = pointsToPixels(viewports, field)
   const colour = roleColour(field.role)
 
@@ -109,7 +110,7 @@ export function FieldBox({ field, viewports, selected, dispatch, pages }: FieldB
     <div
       role="button"
       tabIndex={0}
-      aria-label={fieldAccessibleName(field)}
+      aria-label={fieldAccessibleName(field, roleNames)}
       aria-pressed={selected}
       aria-describedby="field-box-help"
       data-field-key={field.key}
@@ -135,8 +136,11 @@ export function FieldBox({ field, viewports, selected, dispatch, pages }: FieldB
       onKeyDown={onKeyDown}
       onFocus={() => dispatch({ type: 'select', key: field.key })}
     >
-      <span className="pointer-events-none truncate px-1" aria-hidden="true">
-        {field.label ?? fieldTypeName(field.type)} · {partyLabel(field.role).replace('Party ', 'P')}
+      {/* The role keeps up to half the box, so neither a long label nor a long role name hides the other. */}
+      <span className="pointer-events-none flex w-full min-w-0 justify-center gap-1 px-1" aria-hidden="true">
+        <span className="truncate">{field.label ?? fieldTypeName(field.type)}</span>
+        <span>·</span>
+        <span className="max-w-1/2 shrink-0 truncate">{shortRoleLabel(roleNames, field.role)}</span>
       </span>
       {selected && (
         <span

@@ -1,19 +1,23 @@
-import { useState, type Dispatch } from 'react'
-import { Button, Field, Input, Select, Switch, Textarea } from '../../../components/index.ts'
-import { partyLabel } from '../../../lib/vocabulary.ts'
+import { useState, type ChangeEvent, type Dispatch, type KeyboardEvent } from 'react'
+import { Button, Field, Input, Select, Switch, Textarea, type SelectOption } from '../../../components/index.ts'
 import { FIELD_TYPES, MAX_ROLE, fieldTypeName, hasOptions, type EditorAction, type EditorField, type FieldType, type PageSize } from './editor-state.ts'
+import { roleLabel, type RoleNames } from '../role-labels.ts'
 
 export const TYPE_OPTIONS = FIELD_TYPES.map((type) => ({ value: type, label: fieldTypeName(type) }))
-export const ROLE_OPTIONS = Array.from({ length: MAX_ROLE + 1 }, (_, role) => ({ value: String(role), label: partyLabel(role) }))
+
+/** Every role a field can belong to, as the template names it ("Landlord", else "Party 2"). */
+export const roleOptions = (roleNames: RoleNames): SelectOption[] =>
+  Array.from({ length: MAX_ROLE + 1 }, (_, role) => ({ value: String(role), label: roleLabel(roleNames, role) }))
 
 interface FieldPanelProps {
   field: EditorField
+  roleNames: RoleNames
   pages: PageSize[]
   dispatch: Dispatch<EditorAction>
 }
 
 /** The selected field's properties: type, party, required, label, its options or bounds, its API name, page and its box in points. */
-export function FieldPanel({ field, pages, dispatch }: FieldPanelProps) {
+export function FieldPanel({ field, roleNames, pages, dispatch }: FieldPanelProps) {
   const edit = (changes: Parameters<typeof editAction>[1]) => dispatch(editAction(field.key, changes))
   const page = pages[field.page - 1]
   return (
@@ -22,7 +26,7 @@ export function FieldPanel({ field, pages, dispatch }: FieldPanelProps) {
         <Select value={field.type} onValueChange={(type) => edit({ type: type as FieldType })} options={TYPE_OPTIONS} />
       </Field>
       <Field label="Signer">
-        <Select value={String(field.role)} onValueChange={(role) => edit({ role: Number(role) })} options={ROLE_OPTIONS} />
+        <Select value={String(field.role)} onValueChange={(role) => edit({ role: Number(role) })} options={roleOptions(roleNames)} />
       </Field>
       <Switch label="Required" checked={field.required} onCheckedChange={(required) => edit({ required })} />
       <TextInput
@@ -84,18 +88,30 @@ const editAction = (key: string, changes: Extract<EditorAction, { type: 'edit' }
 const round = (value: number) => Math.round(value * 100) / 100
 
 /**
+ * The text of a box that edits `value`, typed freely and applied by the box's owner. A new value
+ * from the reducer (a drag, an undo) replaces the text, adjusted while rendering.
+ */
+function useDraft<T>(value: T, textOf: (value: T) => string) {
+  const [draft, setDraft] = useState(() => textOf(value))
+  const [shown, setShown] = useState(value)
+  if (shown !== value) {
+    setShown(value)
+    setDraft(textOf(value))
+  }
+  return [draft, setDraft] as const
+}
+
+const onEnter = (commit: () => void) => (event: KeyboardEvent) => {
+  if (event.key === 'Enter') commit()
+}
+
+/**
  * A number typed freely and applied on Enter or when leaving the box (the reducer clamps a position
  * to the page). With a null value the box may be left empty, which commits null (no bound).
  */
 function NumberInput<T extends number | null>({ label, value, onCommit }: { label: string; value: T; onCommit: (value: number | T) => void }) {
   const shownText = (v: number | null) => (v === null ? '' : String(round(v)))
-  const [draft, setDraft] = useState(shownText(value))
-  // A new value from the reducer (a drag, an undo) replaces the draft, adjusted while rendering.
-  const [shown, setShown] = useState(value)
-  if (shown !== value) {
-    setShown(value)
-    setDraft(shownText(value))
-  }
+  const [draft, setDraft] = useDraft(value, shownText)
   const commit = () => {
     const number = Number(draft)
     if (draft.trim() !== '' && Number.isFinite(number)) onCommit(number)
@@ -104,15 +120,7 @@ function NumberInput<T extends number | null>({ label, value, onCommit }: { labe
   }
   return (
     <Field label={label}>
-      <Input
-        inputMode="decimal"
-        value={draft}
-        onChange={(event) => setDraft(event.target.value)}
-        onBlur={commit}
-        onKeyDown={(event) => {
-          if (event.key === 'Enter') commit()
-        }}
-      />
+      <Input inputMode="decimal" value={draft} onChange={(event) => setDraft(event.target.value)} onBlur={commit} onKeyDown={onEnter(commit)} />
     </Field>
   )
 }
@@ -120,27 +128,15 @@ function NumberInput<T extends number | null>({ label, value, onCommit }: { labe
 /** Text applied when leaving the box (or on Enter, in one line). */
 function TextInput(props: { label: string; hint: string; value: string; maxLength?: number; multiline?: boolean; onCommit: (value: string) => void }) {
   const { label, hint, value, maxLength, multiline, onCommit } = props
-  const [draft, setDraft] = useState(value)
-  const [shown, setShown] = useState(value)
-  if (shown !== value) {
-    setShown(value)
-    setDraft(value)
+  const [draft, setDraft] = useDraft(value, String)
+  const common = {
+    value: draft,
+    onChange: (event: ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => setDraft(event.target.value),
+    onBlur: () => onCommit(draft),
   }
-  const common = { value: draft, onBlur: () => onCommit(draft) }
   return (
     <Field label={label} hint={hint}>
-      {multiline ? (
-        <Textarea {...common} rows={4} onChange={(event) => setDraft(event.target.value)} />
-      ) : (
-        <Input
-          {...common}
-          maxLength={maxLength}
-          onChange={(event) => setDraft(event.target.value)}
-          onKeyDown={(event) => {
-            if (event.key === 'Enter') onCommit(draft)
-          }}
-        />
-      )}
+      {multiline ? <Textarea {...common} rows={4} /> : <Input {...common} maxLength={maxLength} onKeyDown={onEnter(() => onCommit(draft))} />}
     </Field>
   )
 }

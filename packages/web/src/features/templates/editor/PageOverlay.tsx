@@ -4,11 +4,13 @@ import { DEFAULT_FIELD_SIZE, fieldTypeName, type EditorAction, type EditorField,
 import { FieldBox, type PageFinder } from './FieldBox.tsx'
 import { pixelsToPoints, type PageViewports, type PixelRect } from './geometry.ts'
 import { roleColour } from './role-colours.ts'
+import type { RoleNames } from '../role-labels.ts'
 
 interface PageOverlayProps {
   page: number
   viewports: PageViewports
   fields: EditorField[]
+  roleNames: RoleNames
   selected: string | null
   /** The field type a click or drag on the page places; null: clicks select. */
   tool: FieldType | null
@@ -23,7 +25,7 @@ interface PageOverlayProps {
 const DRAW_THRESHOLD = 6
 
 /** The layer over one page: its field boxes, and placing a new field by click or drag. */
-export function PageOverlay({ page, viewports, fields, selected, tool, role, dispatch, pages, onPlaced, register }: PageOverlayProps) {
+export function PageOverlay({ page, viewports, fields, roleNames, selected, tool, role, dispatch, pages, onPlaced, register }: PageOverlayProps) {
   const start = useRef<{ x: number; y: number; pointerId: number } | null>(null)
   const [draft, setDraft] = useState<PixelRect | null>(null)
 
@@ -82,7 +84,15 @@ export function PageOverlay({ page, viewports, fields, selected, tool, role, dis
       onPointerCancel={onPointerCancel}
     >
       {fields.map((field) => (
-        <FieldBox key={field.key} field={field} viewports={viewports} selected={field.key === selected} dispatch={dispatch} pages={pages} />
+        <FieldBox
+          key={field.key}
+          field={field}
+          roleNames={roleNames}
+          viewports={viewports}
+          selected={field.key === selected}
+          dispatch={dispatch}
+          pages={pages}
+        />
       ))}
       {draft && tool && (
         <div

@@ -2,7 +2,6 @@ import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist'
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'react'
 import { Button, ErrorMessage, Field, Select } from '../../../components/index.ts'
 import { cn } from '../../../lib/cn.ts'
-import { partyLabel } from '../../../lib/vocabulary.ts'
 import {
   editorReducer,
   emptyEditor,
@@ -14,19 +13,22 @@ import {
   type PageSize,
   type TemplateField,
 } from './editor-state.ts'
-import { FieldPanel, ROLE_OPTIONS } from './FieldPanel.tsx'
+import { FieldPanel, roleOptions } from './FieldPanel.tsx'
 import type { PageFinder, PageTarget } from './FieldBox.tsx'
 import type { PageViewports } from './geometry.ts'
 import { PageOverlay } from './PageOverlay.tsx'
 import { PdfPageView } from './PdfPageView.tsx'
 import { revealField } from './reveal-field.ts'
 import { roleColour } from './role-colours.ts'
+import { roleLabel, type RoleNames } from '../role-labels.ts'
 
 export interface TemplateEditorProps {
   pdf: PDFDocumentProxy
   /** Page sizes as the server measured them (GET /templates/{id} pages). */
   serverPages: PageSize[]
   fields: TemplateField[]
+  /** The template's names for its roles, as saved now: a save in the Roles card shows at once. */
+  roleNames?: RoleNames
   /** Renders the save bar: it gets the state (fields, unsaved changes) and the dispatcher. */
   children: (state: EditorState, dispatch: (action: EditorAction) => void) => React.ReactNode
 }
@@ -35,7 +37,7 @@ export interface TemplateEditorProps {
 const MAX_PAGE_WIDTH = 820
 
 /** Every page of the template with its fields, a toolbar to place new ones and a panel for the selected one. */
-export function TemplateEditor({ pdf, serverPages, fields, children }: TemplateEditorProps) {
+export function TemplateEditor({ pdf, serverPages, fields, roleNames = [], children }: TemplateEditorProps) {
   const [pages, setPages] = useState<PDFPageProxy[] | null>(null)
   const [loadError, setLoadError] = useState<unknown>(null)
   const [state, dispatch] = useReducer(editorReducer, emptyEditor)
@@ -137,8 +139,8 @@ export function TemplateEditor({ pdf, serverPages, fields, children }: TemplateE
               </Button>
             ))}
           </div>
-          <Field label="For" className="w-36">
-            <Select value={String(role)} onValueChange={(value) => setRole(Number(value))} options={ROLE_OPTIONS} />
+          <Field label="For" className="w-48">
+            <Select value={String(role)} onValueChange={(value) => setRole(Number(value))} options={roleOptions(roleNames)} />
           </Field>
           <span
             aria-hidden="true"
@@ -147,7 +149,7 @@ export function TemplateEditor({ pdf, serverPages, fields, children }: TemplateE
           />
           <p className="w-full text-sm text-muted" aria-live="polite">
             {tool
-              ? `Click or drag on a page to place a ${fieldTypeName(tool).toLowerCase()} field for ${partyLabel(role)}.`
+              ? `Click or drag on a page to place a ${fieldTypeName(tool).toLowerCase()} field for ${roleLabel(roleNames, role)}.`
               : 'Choose a field type, then click or drag on a page. Select a field to move it, resize it from its corner, or edit it in the panel.'}
           </p>
         </div>
@@ -166,6 +168,7 @@ export function TemplateEditor({ pdf, serverPages, fields, children }: TemplateE
                         page={number}
                         viewports={viewports}
                         fields={state.fields.filter((f) => f.page === number)}
+                        roleNames={roleNames}
                         selected={state.selected}
                         tool={tool}
                         role={role}
@@ -192,11 +195,11 @@ export function TemplateEditor({ pdf, serverPages, fields, children }: TemplateE
           </div>
           <h2 className="text-base font-semibold">{selected ? `${fieldTypeName(selected.type)} field` : 'Field'}</h2>
           {selected ? (
-            <FieldPanel field={selected} pages={state.pages} dispatch={dispatch} />
+            <FieldPanel field={selected} roleNames={roleNames} pages={state.pages} dispatch={dispatch} />
           ) : (
             <p className="text-sm text-muted">{state.fields.length === 0 ? 'No fields yet. Place one on a page.' : 'Select a field to edit it.'}</p>
           )}
-          <FieldList state={state} dispatch={dispatch} />
+          <FieldList state={state} roleNames={roleNames} dispatch={dispatch} />
         </div>
       </aside>
     </div>
@@ -204,7 +207,7 @@ export function TemplateEditor({ pdf, serverPages, fields, children }: TemplateE
 }
 
 /** Every field, listed: a way to reach a field on a far page (and an overview for screen readers). */
-function FieldList({ state, dispatch }: { state: EditorState; dispatch: (action: EditorAction) => void }) {
+function FieldList({ state, roleNames, dispatch }: { state: EditorState; roleNames: RoleNames; dispatch: (action: EditorAction) => void }) {
   if (state.fields.length === 0) return null
   return (
     <details>
@@ -218,7 +221,7 @@ function FieldList({ state, dispatch }: { state: EditorState; dispatch: (action:
               onClick={() => revealField(dispatch, f.key)}
             >
               <span className="mr-2 inline-block size-2.5 rounded-full" style={{ background: roleColour(f.role).border }} aria-hidden="true" />
-              {fieldTypeName(f.type)}, {partyLabel(f.role)}, page {f.page}
+              {fieldTypeName(f.type)}, {roleLabel(roleNames, f.role)}, page {f.page}
             </button>
           </li>
         ))}

@@ -152,9 +152,12 @@ describe('the field editor state', () => {
     expect(run(state, { type: 'select', key: 'f1' }, { type: 'select', key: null }).selected).toBeNull()
   })
 
-  it('names a field box for assistive technology', () => {
-    expect(fieldAccessibleName({ ...signature, page: 2 })).toBe('Signature field, Party 1, page 2')
-    expect(fieldAccessibleName({ ...signature, type: 'date', role: 1, label: 'Today' })).toBe('Date field “Today”, Party 2, page 1')
+  it('names a field box for assistive technology, with its role as the template names it', () => {
+    expect(fieldAccessibleName({ ...signature, page: 2 }, [])).toBe('Signature field, Party 1, page 2')
+    expect(fieldAccessibleName({ ...signature, type: 'date', role: 1, label: 'Today' }, [])).toBe('Date field “Today”, Party 2, page 1')
+    const roleNames = [{ role: 0, name: 'Landlord' }]
+    expect(fieldAccessibleName(signature, roleNames)).toBe('Signature field, Landlord, page 1')
+    expect(fieldAccessibleName({ ...signature, role: 1 }, roleNames)).toBe('Signature field, Party 2, page 1')
   })
 
   it('gives a new radio or dropdown two options to edit, and a number none of them', () => {

@@ -1,10 +1,10 @@
-import { partyLabel } from '../../../lib/vocabulary.ts'
 import { roundPoints, type PointRect } from './geometry.ts'
+import { roleLabel, type RoleNames } from '../role-labels.ts'
 
 export const FIELD_TYPES = ['signature', 'initials', 'date', 'text', 'checkbox', 'radio', 'dropdown', 'number', 'email', 'name'] as const
 export type FieldType = (typeof FIELD_TYPES)[number]
 
-/** The server's MAX_ROLE (templates/fields.ts): roles 0…19, shown as Party 1…20. */
+/** The server's MAX_ROLE (templates/fields.ts): roles 0…19, shown as Party 1…20 unless the template names them. */
 export const MAX_ROLE = 19
 
 /** A template field as the API stores it (templates/fields.ts FieldInput): page 1-based, PDF points. */
@@ -269,6 +269,6 @@ const TYPE_NAMES: Record<FieldType, string> = {
 }
 export const fieldTypeName = (type: FieldType): string => TYPE_NAMES[type]
 
-/** The accessible name of a field box: "Signature field, Party 1, page 2". */
-export const fieldAccessibleName = (field: TemplateField): string =>
-  `${TYPE_NAMES[field.type]} field${field.label ? ` “${field.label}”` : ''}, ${partyLabel(field.role)}, page ${field.page}`
+/** The accessible name of a field box: "Signature field, Landlord, page 2" (or "…, Party 1, …" for a role without a name). */
+export const fieldAccessibleName = (field: TemplateField, roleNames: RoleNames): string =>
+  `${TYPE_NAMES[field.type]} field${field.label ? ` “${field.label}”` : ''}, ${roleLabel(roleNames, field.role)}, page ${field.page}`
