@@ -58,7 +58,7 @@ describe.runIf(haveTools('chromium', 'qpdf', 'pdftotext', 'pdftoppm'))('signing 
     return page
   }
 
-  async function createDocument(signers: { email: string; name: string; role: number; auth_required?: boolean }[]): Promise<string> {
+  async function createDocument(signers: { email: string; name: string; role: number; auth_required?: boolean; order?: number }[]): Promise<string> {
     const template = await server.createTemplate(org.orgId, { name: 'Consulting Agreement', pages: 2, fields: richFields(signers.map((s) => s.role)) })
     const response = await server.request('/api/v1/documents', { method: 'POST', key: org.apiKey, json: { template_id: template.id, signers } })
     expect(response.status).toBe(201)
@@ -151,6 +151,46 @@ describe.runIf(haveTools('chromium', 'qpdf', 'pdftotext', 'pdftoppm'))('signing 
     expect(inkInBox(72, 140, 200, 40)).toBeGreaterThan(30) // Alice's drawn signature
     expect(inkInBox(72, 260, 200, 40)).toBeGreaterThan(30) // Bob's typed signature
     expect(inkInBox(72, 400, 200, 40)).toBe(0) // and blank paper where no field is
+  })
+
+  /** Signs the signature field with the name the invitation gave (the Type tab) and applies it. */
+  async function typeSignature(page: Page): Promise<void> {
+    await page.locator('.field[data-type="signature"] .field-control').click()
+    await page.getByRole('tab', { name: 'Type' }).click()
+    await page.getByRole('button', { name: 'Apply' }).click()
+  }
+
+  it('a signing order in steps 1, 2, 2: the second step is mailed only once the first has signed, then both sign and the document completes', async () => {
+    const first = { email: uniqueEmail('step1'), name: 'Ines Alvarez', role: 0, order: 1 }
+    const seconds = [
+      { email: uniqueEmail('step2a'), name: 'Tomasz Wiśniewski', role: 1, order: 2 },
+      { email: uniqueEmail('step2b'), name: 'Amara Okafor', role: 2, order: 2 },
+    ]
+    const id = await createDocument([first, ...seconds])
+    const mailsTo = (email: string) => server.mail.messages.filter((m) => m.to?.some((to) => to.address === email))
+
+    const page = await openInvitation(first.email)
+    await page.waitForSelector('body[data-ready]')
+    expect(seconds.map(({ email }) => mailsTo(email).length)).toEqual([0, 0])
+    await typeSignature(page)
+    await page.locator('.field[data-type="text"] .field-control').fill('Skipper')
+    await page.getByRole('button', { name: 'Finish' }).click()
+    await page.getByText('You have signed').waitFor()
+    await closePage(page)
+
+    // Both of the second step at once, each on their own page; the last to finish completes the document.
+    const pages = await Promise.all(seconds.map(({ email }) => openInvitation(email, { width: 375, height: 740 })))
+    expect(seconds.map(({ email }) => mailsTo(email).length)).toEqual([1, 1])
+    for (const [index, signerPage] of pages.entries()) {
+      await signerPage.waitForSelector('body[data-ready]')
+      await typeSignature(signerPage)
+      await signerPage.getByRole('button', { name: 'Finish' }).click()
+      await signerPage.getByText(index === 0 ? 'You have signed' : 'Everyone has signed').waitFor()
+      await closePage(signerPage)
+    }
+    const document = await documentStatus(id)
+    expect(document.status).toBe('completed')
+    expect((document.signers as Json[]).map((s) => [s.email, s.status])).toEqual([first, ...seconds].map(({ email }) => [email, 'signed']))
   })
 
   it('a signer declines with a reason in the browser; the other signer sees the closed page', async () => {
