@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto'
+import { createPrivateKey, generateKeyPairSync, randomBytes } from 'node:crypto'
 import type { Db } from '../db/client.ts'
 import { oauthServerKeys } from '../db/schema.ts'
 
@@ -10,8 +10,15 @@ export interface OAuthServerKeys {
 }
 
 function generateKeys(): OAuthServerKeys {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
-  const jwk = privateKey.export({ format: 'jwk' }) as Record<string, unknown>
+  // Generated as PEM and read back into a key of its own: exporting the key object the generation
+  // returned can deadlock Node 20 (a garbage collection during the JWK export destroys the
+  // finished generation job, which takes the lock on that same key that the export holds).
+  const { privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  })
+  const jwk = createPrivateKey(privateKey).export({ format: 'jwk' }) as Record<string, unknown>
   return { signingJwk: { ...jwk, alg: 'RS256', use: 'sig', kid: randomBytes(8).toString('hex') }, cookieKeys: [randomBytes(32).toString('base64url')] }
 }
 

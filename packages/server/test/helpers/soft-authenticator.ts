@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto'
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto'
 import { isoCBOR } from '@simplewebauthn/server/helpers'
 
 /**
@@ -62,7 +62,14 @@ export class SoftAuthenticator {
 
   /** Answers navigator.credentials.create(options) with a new credential. */
   register(options: Record<string, unknown>) {
-    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    // Through PEM, as oauth/server-keys.ts does: exporting the generated key objects as JWK can deadlock Node 20.
+    const pair = generateKeyPairSync('ec', {
+      namedCurve: 'P-256',
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    })
+    const publicKey = createPublicKey(pair.publicKey)
+    const privateKey = createPrivateKey(pair.privateKey)
     const id = randomBytes(16)
     const user = options.user as { id: string }
     this.credentials.push({ id, privateKey, userHandle: user.id, signCount: 0 })
