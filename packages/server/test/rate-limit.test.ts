@@ -188,8 +188,10 @@ describe('the lease', () => {
       await new Promise((resolve) => setTimeout(resolve, 1))
     }
     expect(served).toBe(1000)
-    // Near the limit a lease is a twentieth of what is left, down to one request: only there may a request wait.
-    expect(waited.filter((index) => index < 900)).toEqual([])
+    // Near the limit a lease is a twentieth of what is left, down to one request: only there may a
+    // request wait. Up to the 800th a lease is at least ten requests, which outlasts a refill's round
+    // trip even on a loaded machine (at the 887th a lease of five once did not, on PostgreSQL in CI).
+    expect(waited.filter((index) => index < 800)).toEqual([])
     expect(await rowCount()).toBe(1000)
     // The window is spent: refused from memory, without the database.
     expect(consumeRateLimitNow(services, policy, orgId)).toMatchObject({ allowed: false, remaining: 0 })
