@@ -889,3 +889,67 @@ export const oauthServerKeys = pgTable('oauth_server_keys', {
   keys: jsonb('keys').$type<{ signingJwk: Record<string, unknown>; cookieKeys: string[] }>().notNull(),
   createdAt: createdAt(),
 })
+
+/**
+ * Extension: a POST made safe to repeat by its `Idempotency-Key` header (http/idempotency.ts): the
+ * first request's answer is kept for a day and replayed to a repeat with the same key and body; a
+ * repeat while the first still runs, or with another body, is refused. Keys are per org and route.
+ */
+export const idempotentRequests = pgTable(
+  'idempotent_requests',
+  {
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
+    /** The method and route pattern, e.g. `POST /api/v1/documents`. */
+    route: text('route').notNull(),
+    key: text('key').notNull(),
+    /** SHA-256 (hex) of the request body, so a key reused for another body is caught. */
+    requestHash: text('request_hash').notNull(),
+    /** The first answer's status; null while that request still runs. */
+    status: smallint('status'),
+    responseBody: text('response_body'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.route, t.key] }), index('idempotent_requests_created').on(t.createdAt)],
+)
+
+/**
+ * Extension: events made for the workspace's live event stream only (`signet trigger`): they reach
+ * the streams open at the time (GET /api/v1/events), never a registered webhook endpoint.
+ */
+export const streamTestEvents = pgTable(
+  'stream_test_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    /** The webhook payload as it would be delivered (JSON text, byte for byte). */
+    payload: text('payload').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('stream_test_events_org').on(t.orgId, t.id)],
+)
+
+/** Extension: each live event stream a workspace opened (`signet listen`): who, from where, how long, how much — its audit record. */
+export const eventStreamSessions = pgTable(
+  'event_stream_sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
+    /** The API key that opened it (null for other credentials). */
+    apiKeyId: uuid('api_key_id'),
+    /** How the actor authenticated, as Actor records it (api_key, session, oauth). */
+    authMethod: text('auth_method').notNull(),
+    ip: text('ip'),
+    userAgent: text('user_agent'),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull(),
+    endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
+    eventsSent: integer('events_sent').notNull().default(0),
+  },
+  (t) => [index('event_stream_sessions_org').on(t.orgId, t.startedAt.desc())],
+)
