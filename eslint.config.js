@@ -31,6 +31,12 @@ const LAYER_ZONES = [
   })),
   { target: ['packages/verify', 'packages/web', 'packages/vocabulary'], from: 'packages/server', message: 'The server is reached over HTTP, never imported.' },
   { target: ['packages/verify', 'packages/vocabulary'], from: 'packages/web' },
+  // The integrator's kit is what an integrator installs: it reaches the server over HTTP (its tests start one as a process).
+  {
+    target: ['packages/sdk/src', 'packages/cli/src', 'packages/cli/bin', 'packages/embed/src'],
+    from: ['packages/server', 'packages/web'],
+    message: "The integrator's kit reaches the server over HTTP, never by import.",
+  },
 ]
 
 export default tseslint.config(

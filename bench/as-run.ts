@@ -70,7 +70,7 @@ async function expectStatus(response: Response, status: number, what: string): P
 }
 
 /** Seeds the instance with the operator CLI: a business org with its key, a one-page template, an owner who can sign in. */
-async function seed(dataDir: string, env: Record<string, string>) {
+export async function seedInstance(dataDir: string, env: Record<string, string>) {
   const org = await cliJson<CreatedOrg>(dataDir, env, ['org', 'create', '--name', 'Bench Org', '--plan', 'business'])
   const pdf = await writePdf(dataDir, 'bench.pdf', 1)
   const template = await cliJson<CreatedTemplate>(dataDir, env, ['template', 'create', '--org', org.org_id, '--name', 'Bench Agreement', '--pdf', pdf])
@@ -92,7 +92,7 @@ async function seed(dataDir: string, env: Record<string, string>) {
 }
 
 /** Over HTTP on the running server: the document every case reads, and an OAuth access token granted by the owner. */
-async function prepare(server: BenchProcess, seeded: Awaited<ReturnType<typeof seed>>) {
+async function prepare(server: BenchProcess, seeded: Awaited<ReturnType<typeof seedInstance>>) {
   const json = { 'content-type': 'application/json' }
   const login = await expectStatus(
     await fetch(`${server.url}/api/v1/auth/login`, { method: 'POST', headers: json, body: JSON.stringify({ email: OWNER.email, password: OWNER.password }) }),
@@ -165,7 +165,7 @@ export async function measureAsRun(backend: Backend, settings: AsRunSettings): P
   }
 
   try {
-    const seeded = await seed(dataDir, databaseEnv)
+    const seeded = await seedInstance(dataDir, databaseEnv)
     const { documentId, accessTokenFor } = await prepare(await serverOf('agent'), seeded)
     const accessTokenOf = new Map<ServerKind, string>()
     /** The server's own token, obtained the first time it runs (on PGlite only one server runs at a time). */

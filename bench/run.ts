@@ -9,7 +9,7 @@
  *   BENCH_CONNECTIONS  concurrent keep-alive connections (default 10)
  *   BENCH_PIPELINING   requests in flight per connection (default 1)
  *   BENCH_BACKENDS     comma-separated subset of pglite,postgres (default both)
- *   BENCH_SUITES       comma-separated subset of as-run,http,completion,reminders,bulk,seal,isolation,dashboard,accounts (default all)
+ *   BENCH_SUITES       comma-separated subset of as-run,http,completion,reminders,bulk,seal,isolation,dashboard,accounts,kit (default all)
  *   BENCH_ROUNDS       rounds of the as-run suite's alternating cases (default 3)
  *   BENCH_SIGN_INS     sign-ins measured per kind by the accounts suite (default 15)
  *   BENCH_BULK         recipients in the bulk-send request (default 10000)
@@ -41,6 +41,7 @@ import { measureCompletion } from './completion.ts'
 import { measureReminderSweep } from './reminders.ts'
 import { FLOOD_HEALTHZ_P99_TARGET_MS, FLOOD_SIGN_UPS, measureAccounts, type AccountsBenchResult } from './accounts.ts'
 import { DOCUMENTS_LIST_BUDGET_MS, INITIAL_JS_BUDGET_KB, measureDashboard, type DashboardBenchResult } from './dashboard.ts'
+import { CLI_VERSION_TARGET_MS, measureKit, SDK_TARGET, type KitResult } from './kit.ts'
 import { measureIsolation, UPLOAD_MB, type IsolationResult } from './isolation.ts'
 import { LARGE_PDF_PAGES, measureSeal, measureVerify } from './seal.ts'
 import { measure, waitForQuiet, type CaseResult, type LoadSpec } from './loadgen.ts'
@@ -68,7 +69,7 @@ const logLevel = (process.env.LOG_LEVEL || 'warn') as LogLevel
 const databaseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL
 const backends = (process.env.BENCH_BACKENDS || 'pglite,postgres').split(',').map((b) => b.trim())
 for (const b of backends) if (b !== 'pglite' && b !== 'postgres') throw new Error(`BENCH_BACKENDS: unknown backend "${b}"`)
-const SUITES = ['as-run', 'http', 'completion', 'reminders', 'bulk', 'seal', 'isolation', 'dashboard', 'accounts']
+const SUITES = ['as-run', 'http', 'completion', 'reminders', 'bulk', 'seal', 'isolation', 'dashboard', 'accounts', 'kit']
 const suites = (process.env.BENCH_SUITES || SUITES.join(',')).split(',').map((b) => b.trim())
 for (const s of suites) if (!SUITES.includes(s)) throw new Error(`BENCH_SUITES: unknown suite "${s}"`)
 const bulkRecipients = intEnv('BENCH_BULK', 10_000, 1)
@@ -241,6 +242,47 @@ async function asRunSuite(): Promise<void> {
   ].join('\n')
   process.stdout.write(`\n${body}\n`)
   if (output !== '-') writeSection(output, 'as-run', body)
+}
+
+async function kitSuite(): Promise<void> {
+  const results: KitResult[] = await perBackend('kit', (backend) =>
+    measureKit(backend, { rounds: asRunRounds, seconds: durationSeconds, warmupSeconds, concurrency: connections, log }),
+  )
+  const ratioOf = (r: KitResult) => r.rounds.map((round) => round.sdk / round.fetch)
+  const postgres = results.find((r) => r.backend === 'PostgreSQL')
+  const cliMs = median(results.flatMap((r) => r.cliVersionMs))
+  const body = [
+    `## The integrator's kit: SDK overhead and CLI start`,
+    ``,
+    `- Command: \`${commandLine()}\`${suites.length > 1 ? ' (this section alone: `BENCH_SUITES=kit npm run bench`)' : ''}`,
+    `- Date: ${new Date().toISOString()}`,
+    machineLine(),
+    `- A Signet server started as \`npm start\` starts it (rate limits on, raised out of reach); in the bench's process, ${connections} concurrent callers in a closed loop for ${durationSeconds} s per case after a ${warmupSeconds} s warm-up: \`signet.documents.get(id)\` from \`@signet/sdk\` against \`fetch\` of the same URL with the same key and \`response.json()\`. The two alternate within each of ${asRunRounds} rounds (reverse order every other round); each ratio is taken within its round. \`signet --version\`: the wall time of \`node packages/cli/bin/signet.mjs --version\` (the bundled CLI), 10 runs after one untimed run, each beside \`node -e 0\`.`,
+    ``,
+    `| Backend | SDK calls/s (each round) | fetch calls/s (each round) | SDK / fetch (median, each round) |`,
+    `|---|---|---|---:|`,
+    ...results.map(
+      (r) =>
+        `| ${r.backend} | ${r.rounds.map((x) => fixed(x.sdk)).join(' / ')} | ${r.rounds.map((x) => fixed(x.fetch)).join(' / ')} | **${fixed(median(ratioOf(r)), 2)}** (${ratioOf(
+          r,
+        )
+          .map((v) => fixed(v, 2))
+          .join(' / ')}) |`,
+    ),
+    ``,
+    `| | median | min | max |`,
+    `|---|---:|---:|---:|`,
+    `| \`signet --version\` (ms) | **${fixed(cliMs)}** | ${fixed(Math.min(...results.flatMap((r) => r.cliVersionMs)))} | ${fixed(Math.max(...results.flatMap((r) => r.cliVersionMs)))} |`,
+    `| \`node -e 0\` (ms) | ${fixed(median(results.flatMap((r) => r.nodeStartMs)))} | ${fixed(Math.min(...results.flatMap((r) => r.nodeStartMs)))} | ${fixed(Math.max(...results.flatMap((r) => r.nodeStartMs)))} |`,
+    ``,
+    postgres
+      ? `**Target (SDK / fetch ≥ ${SDK_TARGET} on PostgreSQL): ${median(ratioOf(postgres)) >= SDK_TARGET ? 'met' : 'NOT met'}** — measured ${results.map((r) => `${r.backend} ${fixed(median(ratioOf(r)), 2)}`).join(', ')}.`
+      : `**Target (SDK / fetch ≥ ${SDK_TARGET} on PostgreSQL): not measured** — ${results.map((r) => `${r.backend} ${fixed(median(ratioOf(r)), 2)}`).join(', ')}.`,
+    ``,
+    `**Target (\`signet --version\` ≤ ${CLI_VERSION_TARGET_MS} ms): ${cliMs <= CLI_VERSION_TARGET_MS ? 'met' : 'NOT met'}** — median ${fixed(cliMs)} ms.`,
+  ].join('\n')
+  process.stdout.write(`\n${body}\n`)
+  if (output !== '-') writeSection(output, 'kit', body)
 }
 
 async function bulkSuite(): Promise<void> {
@@ -645,3 +687,4 @@ if (suites.includes('seal')) await sealSuite()
 if (suites.includes('isolation')) await isolationSuite()
 if (suites.includes('dashboard')) await dashboardSuite()
 if (suites.includes('accounts')) await accountsSuite()
+if (suites.includes('kit')) await kitSuite()

@@ -25,6 +25,8 @@ if (!existsSync(built) || statSync(built).mtimeMs < Math.max(...sources.map(newe
 
 // The server as `npm start` runs it: one JavaScript file (packages/server/scripts/build-server.mjs).
 run('node', ['packages/server/scripts/build-server.mjs'])
+// The `signet` CLI as `npx signet` runs it: one bundle with lazy chunks (packages/cli/bin/build-cli.mjs).
+run('node', ['packages/cli/bin/build-cli.mjs'])
 
 function run(command, args) {
   const result = spawnSync(command, args, { stdio: ['ignore', 2, 2] })

@@ -18,6 +18,8 @@ import { billingPageRoutes, billingRoutes } from './http/routes/billing.ts'
 import { dashboardRoutes } from './http/routes/dashboard.ts'
 import { docsRoutes } from './http/routes/docs.ts'
 import { documentRoutes } from './http/routes/documents.ts'
+import { eventRoutes } from './http/routes/events.ts'
+import { embedRoutes, embedScriptRoutes } from './http/routes/embed.ts'
 import { identityCheckRoutes } from './http/routes/identity-check.ts'
 import { mcpRoutes } from './http/routes/mcp.ts'
 import { meRoutes } from './http/routes/me.ts'
@@ -131,8 +133,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       await api.register(twoFactorRoutes, { services })
       await api.register(documentRoutes, { services })
       await api.register(bulkSendRoutes, { services })
+      await api.register(embedRoutes, { services })
       await api.register(templateRoutes, { services })
       await api.register(webhookRoutes, { services })
+      await api.register(eventRoutes, { services })
       await api.register(billingRoutes, { services })
       await api.register(sealRoutes, { services })
       await api.register(apiKeyRoutes, { services })
@@ -151,6 +155,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 
   await app.register(signingRoutes, { services })
   await app.register(signingAssetRoutes)
+  await app.register(embedScriptRoutes)
   await app.register(billingPageRoutes)
   await app.register(verifyRoutes, { services })
 

@@ -29,12 +29,18 @@ export const STATUS_BY_CODE = {
   method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
+  /** Extension: an Idempotency-Key already used with another request body on this route. */
+  idempotency_key_reused: 409,
+  /** Extension: a repeat of an Idempotency-Key whose first request has not finished; retry after Retry-After. */
+  idempotency_key_in_progress: 409,
   gone: 410,
   precondition_failed: 412,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,
   rate_limited: 429,
+  /** Extension: the workspace already has as many live event streams (GET /api/v1/events) open as it may; close one first. */
+  too_many_event_streams: 429,
   headers_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,

@@ -258,7 +258,10 @@ async function send(operation: Operation, request: FuzzRequest): Promise<void> {
   let text: string
   try {
     response = await fetch(`${server.url}${path}${search ? `?${search}` : ''}`, { method: operation.method.toUpperCase(), headers, body })
-    text = await response.text()
+    // A live event stream (GET /api/v1/events) never ends: its status and headers are the answer.
+    const endless = response.headers.get('content-type')?.startsWith('text/event-stream')
+    text = endless ? '' : await response.text()
+    if (endless) await response.body?.cancel()
   } catch (error) {
     throw new Error(`the connection was dropped: ${String(error)}`)
   }

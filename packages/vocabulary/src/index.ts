@@ -1,4 +1,5 @@
 export { AUDIT_EVENT_LABELS, AUDIT_EVENT_TYPES, type AuditEventType } from './audit-events.ts'
 export { AUTH_METHOD_LABELS, AUTH_METHODS, type AuthMethod } from './auth-methods.ts'
+export { isEmailAddress } from './email-address.ts'
 export { partyLabel } from './party-label.ts'
 export { signingDateText } from './signing-date.ts'

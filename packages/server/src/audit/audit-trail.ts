@@ -3,6 +3,7 @@ import { insertMany } from '../db/bulk-insert.ts'
 import type { Db } from '../db/client.ts'
 import { auditEvents } from '../db/schema.ts'
 import { sha256Hex } from '../lib/crypto.ts'
+import { announceWebhookEventsWritten } from '../events/append-signal.ts'
 import { enqueueWebhookDeliveries } from '../webhooks/enqueue.ts'
 import { isWebhookEvent } from '../webhooks/webhook-events.ts'
 import type { AuditEventType, AuthMethod } from '@signet/vocabulary'
@@ -91,6 +92,8 @@ async function insertEvents(tx: Db, rows: ReturnType<typeof chainRows>): Promise
   }
   const inserted = await tx.insert(auditEvents).values(rows).returning()
   await enqueueWebhookDeliveries(tx, inserted)
+  // Live event streams served by this process look for them now rather than at their next poll.
+  announceWebhookEventsWritten(rows.map((row) => row.orgId))
 }
 
 /**

@@ -49,6 +49,8 @@ export const orgs = pgTable('orgs', {
   /** Extension: the language signer pages and e-mails use when neither the document nor the signer's browser names one; null = English. */
   signerLanguage: text('signer_language'),
   createdAt: createdAt(),
+  /** Extension: the origins (scheme://host[:port]) allowed to frame this workspace's embedded signer pages; empty = none. */
+  embedOrigins: jsonb('embed_origins').$type<string[]>().notNull().default([]),
 })
 
 /** A document's copy recipient: gets the completed PDF, signs nothing. */
@@ -952,4 +954,37 @@ export const eventStreamSessions = pgTable(
     eventsSent: integer('events_sent').notNull().default(0),
   },
   (t) => [index('event_stream_sessions_org').on(t.orgId, t.startedAt.desc())],
+)
+
+/**
+ * Extension: a single-use URL (5 minutes) that opens one signer's page inside the integrator's app
+ * (signing/embed). Its first use mints the page's own capability, which the embedded page carries
+ * in its URL instead of the e-mailed token. Both are kept only as SHA-256 hashes.
+ */
+export const embedLinks = pgTable(
+  'embed_links',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
+    signerId: uuid('signer_id')
+      .notNull()
+      .references(() => signers.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** Who asked for the URL, as the audit trail names them: `api_key sgn_live_1a2b3c4d`, `session ann@example.com`. */
+    vouchedBy: text('vouched_by').notNull(),
+    /** The integrator stated it authenticated the signer itself (required for a signer with auth_required). */
+    signerAuthenticated: boolean('signer_authenticated').notNull().default(false),
+    /** The registered embed origin the page posts its events to; null: none (the page is not framed). */
+    parentOrigin: text('parent_origin'),
+    usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
+    usedIp: text('used_ip'),
+    usedUserAgent: text('used_user_agent'),
+    pageTokenHash: text('page_token_hash'),
+    pageExpiresAt: timestamp('page_expires_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('embed_links_token_hash').on(t.tokenHash), uniqueIndex('embed_links_page_token_hash').on(t.pageTokenHash)],
 )

@@ -207,6 +207,9 @@ interface OpenedRequest {
   alreadySent: Map<string, string>
 }
 
+/** A repeat of a request still running: the codes and Retry-After of every Idempotency-Key route (http/idempotency.ts). */
+const RETRY_SOON = { 'retry-after': '1' }
+
 /**
  * Registers the request, or finds the earlier one with the same Idempotency-Key. An
  * unfinished earlier request is taken over once it has been silent for longer than
@@ -232,9 +235,9 @@ async function openBulkRequest(
     .select()
     .from(bulkRequests)
     .where(and(eq(bulkRequests.orgId, principal.orgId), eq(bulkRequests.idempotencyKey, idempotencyKey)))
-  if (!earlier) throw new AppError('conflict', 'A request with this Idempotency-Key is being registered; retry in a moment.')
+  if (!earlier) throw new AppError('idempotency_key_in_progress', 'A request with this Idempotency-Key is being registered; retry in a moment.', {}, RETRY_SOON)
   if (earlier.requestHash !== requestHash) {
-    throw new AppError('conflict', 'This Idempotency-Key was already used with a different request body. Use a new key for a new request.')
+    throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body. Use a new key for a new request.')
   }
   if (earlier.response) return { id: earlier.id, replay: earlier.response as BulkSendResult, alreadySent: new Map() }
   const stale = now.getTime() - earlier.createdAt.getTime() > budgetMs + 5_000
@@ -245,7 +248,8 @@ async function openBulkRequest(
         .where(and(eq(bulkRequests.id, earlier.id), eq(bulkRequests.createdAt, earlier.createdAt), isNull(bulkRequests.response)))
         .returning({ id: bulkRequests.id })
     : []
-  if (!taken) throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress. Retry after it has finished.')
+  if (!taken)
+    throw new AppError('idempotency_key_in_progress', 'A request with this Idempotency-Key is still in progress. Retry after it has finished.', {}, RETRY_SOON)
   const rows = await db.select({ email: documents.bulkRecipient, id: documents.id }).from(documents).where(eq(documents.bulkRequestId, earlier.id))
   return { id: earlier.id, alreadySent: new Map(rows.flatMap((r) => (r.email ? [[r.email, r.id] as const] : []))) }
 }

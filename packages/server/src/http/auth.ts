@@ -30,7 +30,7 @@ const SECOND_FACTOR_NEEDED = (workspace: string) =>
 const NO_WORKSPACE = 'You do not belong to any workspace any more. Create a workspace or accept an invitation to continue.'
 
 /** The presented key: `Authorization: Bearer <key>`, or the `X-API-Key` header some clients of the original service use. */
-function presentedKey(request: FastifyRequest): string | undefined {
+export function presentedKey(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
   if (match?.[1]) return match[1]

@@ -10,14 +10,20 @@ const LOCKED_DOWN = { 'default-src': "'none'", 'base-uri': "'none'", 'form-actio
  * The security headers of one of our HTML pages: a CSP allowing only `allow` (no inline
  * script, no third-party resources, never framed: clickjacking), X-Frame-Options for
  * browsers without frame-ancestors, and no Referer (signing links carry their secret in the URL).
+ *
+ * `frameAncestors`: the origins that may frame the page (an embedded signer page: its workspace's
+ * embed origins, checked origins only). With any, X-Frame-Options is left out: it can only say
+ * DENY or SAMEORIGIN, which would contradict the list (browsers that know frame-ancestors ignore
+ * it anyway; older ones then refuse nothing, the price of framing at all).
  */
-export function pageSecurityHeaders(allow: CspAllowances): Record<string, string> {
-  const directives: Record<string, string> = { ...LOCKED_DOWN, ...allow }
+export function pageSecurityHeaders(allow: CspAllowances, frameAncestors: readonly string[] = []): Record<string, string> {
+  const framing = frameAncestors.length > 0 ? { 'frame-ancestors': frameAncestors.join(' ') } : {}
+  const directives: Record<string, string> = { ...LOCKED_DOWN, ...allow, ...framing }
   return {
     'content-security-policy': Object.entries(directives)
       .map(([name, sources]) => `${name} ${sources}`)
       .join('; '),
-    'x-frame-options': 'DENY',
+    ...(frameAncestors.length > 0 ? {} : { 'x-frame-options': 'DENY' }),
     'referrer-policy': 'no-referrer',
   }
 }

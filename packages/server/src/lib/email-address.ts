@@ -1,17 +1,3 @@
-/**
- * The spec's e-mail rule: a local part without a leading, trailing or doubled dot,
- * and a domain of hostname labels ending in a TLD of two or more letters.
- */
-const LOCAL_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/
-const DOMAIN = /^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/
-
-export function isEmailAddress(value: string): boolean {
-  if (value.length > 254) return false
-  const at = value.lastIndexOf('@')
-  if (at < 1) return false
-  const local = value.slice(0, at)
-  const domain = value.slice(at + 1)
-  return local.length <= 64 && LOCAL_PART.test(local) && DOMAIN.test(domain)
-}
+export { isEmailAddress } from '@signet/vocabulary'
 
 export const domainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase()

@@ -65,6 +65,8 @@ export const RATE_LIMITS = {
   resend: { name: 'resend', perHour: 60 },
   /** A document's audit trail. */
   audit: { name: 'audit', perHour: 300 },
+  /** Extension: embed URLs for signers (one per time a signer opens the integrator's signing page). */
+  embed: { name: 'embed', perHour: 600 },
   /** Per client address, not per org (accounts/address-limits.ts): sign-in attempts of any account. */
   signIn: { name: 'sign-in', perHour: 100 },
   /** Per client address: sign-ups, password-reset requests and resent verifications, each of which mails someone. */

@@ -206,9 +206,10 @@ export async function verifySigningCode(
   return { sessionSecret: result.sessionSecret, expiresAt }
 }
 
-/** Whether this browser may see the document: always without auth_required, else with a live session. */
+/** Whether this browser may see the document: always without auth_required or on an embedded page, else with a live session. */
 export async function hasSigningAccess(services: Pick<Services, 'db' | 'clock'>, context: SignerContext, sessionSecret: string | undefined): Promise<boolean> {
-  if (!context.signer.authRequired) return true
+  // An embedded page's signer was authenticated by the integrator, who said so to open it (signing/embed).
+  if (!context.signer.authRequired || context.embedded) return true
   if (!sessionSecret) return false
   const [session] = await services.db
     .select({ id: signingSessions.id })

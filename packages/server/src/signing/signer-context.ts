@@ -18,6 +18,19 @@ export interface SignerContext {
   orgName: string
   /** The workspace's default language for signer pages and e-mails (extension; null = English). */
   workspaceLanguage: string | null
+  /** Set when the page was opened through an embed URL (signing/embed), not the e-mailed link. */
+  embedded?: EmbeddedAccess
+}
+
+/** How an embedded signer page was reached: who vouched for the signer, and where the page may be framed and post its events. */
+export interface EmbeddedAccess {
+  /** As the audit trail names them: `api_key sgn_live_1a2b3c4d`, `session ann@example.com`. */
+  vouchedBy: string
+  signerAuthenticated: boolean
+  /** The registered origin the page posts signet:* messages to; null: none. */
+  parentOrigin: string | null
+  /** The workspace's embed origins now (the page's CSP frame-ancestors). */
+  frameAncestors: string[]
 }
 
 /** Tokens are 32 random bytes in base64url: anything else is rejected before touching the database. */
@@ -49,12 +62,15 @@ export const documentColumns = {
   language: documents.language,
 }
 
+/** What the signer page needs of a document's template. */
+export const templateColumns = { id: templates.id, pdfSha256: templates.pdfSha256, fields: templates.fields, pageCount: templates.pageCount }
+
 const signerByTokenHash = preparedPer((db) =>
   db
     .select({
       signer: signerColumns,
       document: documentColumns,
-      template: { id: templates.id, pdfSha256: templates.pdfSha256, fields: templates.fields, pageCount: templates.pageCount },
+      template: templateColumns,
       orgName: orgs.name,
       workspaceLanguage: orgs.signerLanguage,
     })

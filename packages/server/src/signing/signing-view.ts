@@ -46,6 +46,7 @@ export async function renderSigningView(
     fields: fieldsOf(context),
     today: now.toISOString().slice(0, 10),
     expiresAt: document.expiresAt,
+    parentOrigin: context.embedded?.parentOrigin ?? null,
   })
 }
 

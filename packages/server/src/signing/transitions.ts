@@ -41,7 +41,7 @@ export async function markViewed(services: Pick<Services, 'db' | 'clock' | 'webh
     if (state.signer.viewedAt) return
     await tx.update(signers).set({ status: 'viewed', viewedAt: now }).where(eq(signers.id, state.signer.id))
     await tx.update(documents).set({ updatedAt: now }).where(eq(documents.id, state.document.id))
-    await appendAuditEvents(tx, state.document, [{ type: 'document.viewed', occurredAt: now, ...actorOf(state.signer, meta) }])
+    await appendAuditEvents(tx, state.document, [{ type: 'document.viewed', occurredAt: now, ...actorOf(state.signer, meta, context.embedded) }])
   })
   services.webhooks.kick()
 }
@@ -67,7 +67,7 @@ export async function finishSigning(
     for (const [id, entry] of entries) {
       fieldValues[String(id)] = entry.type === 'image' ? { type: entry.fieldType, imageSha256: await services.blobs.put(tx, entry.blob) } : entry.value
     }
-    const actor = actorOf(state.signer, meta)
+    const actor = actorOf(state.signer, meta, context.embedded)
     const events: AuditEventInput[] = []
     // A signer whose page never reported the view (no script ran) has still seen the document.
     if (!state.signer.viewedAt) events.push({ type: 'document.viewed', occurredAt: now, ...actor })
@@ -75,7 +75,7 @@ export async function finishSigning(
       .update(signers)
       .set({ status: 'signed', signedAt: now, viewedAt: state.signer.viewedAt ?? now, fieldValues })
       .where(eq(signers.id, state.signer.id))
-    events.push({ type: 'document.signed', occurredAt: now, ...actor, data: { fields: parsed.entries.size } })
+    events.push({ type: 'document.signed', occurredAt: now, ...actor, data: { ...actor.data, fields: parsed.entries.size } })
 
     const [others] = await tx
       .select({ unsigned: sql<number>`count(*)::int` })
@@ -113,7 +113,7 @@ export async function declineSigning(
   await services.db.transaction(async (tx) => {
     const state = await lockSignerState(tx, context)
     assertOpen(state, now)
-    const actor = actorOf(state.signer, meta)
+    const actor = actorOf(state.signer, meta, context.embedded)
     const events: AuditEventInput[] = []
     if (!state.signer.viewedAt) events.push({ type: 'document.viewed', occurredAt: now, ...actor })
     await tx
@@ -121,7 +121,7 @@ export async function declineSigning(
       .set({ status: 'declined', declinedAt: now, declineReason: trimmed, viewedAt: state.signer.viewedAt ?? now })
       .where(eq(signers.id, state.signer.id))
     await tx.update(documents).set({ status: 'declined', updatedAt: now }).where(eq(documents.id, state.document.id))
-    events.push({ type: 'document.declined', occurredAt: now, ...actor, data: { reason: trimmed } })
+    events.push({ type: 'document.declined', occurredAt: now, ...actor, data: { ...actor.data, reason: trimmed } })
     await appendAuditEvents(tx, state.document, events)
 
     const others = await tx

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { documents, orgs, webhookDeliveries, webhookEndpoints, type auditEvents } from '../db/schema.ts'
-import { webhookPayload } from './payload.ts'
+import { auditEventPayload } from './payload.ts'
 import { isWebhookEvent } from './webhook-events.ts'
 import { WEBHOOK_PLANS } from './plan.ts'
 
@@ -31,13 +31,7 @@ export async function enqueueWebhookDeliveries(tx: Db, events: (typeof auditEven
   )
   const rows = webhookEvents.flatMap((event) => {
     if (!isWebhookEvent(event.type)) return []
-    const payload = webhookPayload({
-      event: event.type,
-      occurredAt: event.occurredAt,
-      documentId: event.documentId,
-      title: titles.get(event.documentId) ?? '',
-      signer: event.actorEmail ? { email: event.actorEmail, name: event.actorName } : null,
-    })
+    const payload = auditEventPayload(event.type, event, titles.get(event.documentId) ?? '')
     return endpoints
       .filter((endpoint) => endpoint.orgId === event.orgId)
       .map((endpoint) => ({

@@ -37,3 +37,21 @@ export function webhookPayload(input: WebhookPayloadInput): string {
     ...(input.event !== 'document.completed' && input.signer ? { signer: { email: input.signer.email, name: input.signer.name } } : {}),
   })
 }
+
+/** An audit trail row of one of the four webhook events, as much of it as its delivery body needs. */
+export interface WebhookAuditRow {
+  occurredAt: Date
+  documentId: string
+  actorEmail: string | null
+  actorName: string | null
+}
+
+/** The delivery body of an audit trail row: what a registered endpoint and a live event stream both get. */
+export const auditEventPayload = (event: WebhookEventType, row: WebhookAuditRow, title: string): string =>
+  webhookPayload({
+    event,
+    occurredAt: row.occurredAt,
+    documentId: row.documentId,
+    title,
+    signer: row.actorEmail ? { email: row.actorEmail, name: row.actorName } : null,
+  })

@@ -416,6 +416,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/documents/{id}/signers/{signerId}/embed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extension: a single-use URL (5 minutes) that opens this signer's page inside your app, without the e-mailed link
+         * @description Extension: frame the URL (or give it to `<signet-signing url>`) on one of the workspace's embed origins (Settings → Embedded signing). Refused for a signer who signed or declined, for a document that is not out for signature, and for a signer with auth_required unless `signer_authenticated` is true. Every event of the embedded page is recorded in the audit trail as embedded, with the credential that asked for the URL.
+         */
+        post: operations["createEmbedUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/documents/{id}/signers/{signerId}/resend": {
         parameters: {
             query?: never;
@@ -444,6 +464,46 @@ export interface paths {
         put?: never;
         /** Void a document that is out for signature */
         post: operations["voidDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Extension: a live stream of the workspace's webhook events (Server-Sent Events)
+         * @description Extension: the workspace's four webhook events, live, as Server-Sent Events (text/event-stream), on every plan: `signet listen` forwards them to a local URL. The first message is `event: ready` with `data: {"stream_id":"<uuid>"}` (and an `id:`, so a reconnect before any event misses nothing). Then, for each document.viewed, document.signed, document.completed and document.declined of the workspace after the stream opened (or after the Last-Event-ID request header's id, at most one hour back), a message `id: <cursor>`, `event: <type>` (or `test` for POST /api/v1/events/trigger's), `data: {"id":"<event id>","payload":<the exact JSON body a registered webhook endpoint receives for it>}`, within a second of the event, each document's events in their order. A `: keep-alive` comment line comes every 15 seconds. At most 5 streams per workspace are open at once (more: 429 too_many_event_streams). The stream ends when its API key is revoked (or its dashboard session ends), checked at least every minute. Each stream is audited: who, from where, when, how many events.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extension: send a made-up event to the workspace's open live event streams (never to a registered webhook endpoint)
+         * @description Extension: a realistic payload of the given type (a made-up document id and title, a signer where the real event has one, occurred_at now, and "test": true) reaches the streams of GET /api/v1/events as an `event: test` message; no registered webhook endpoint receives it. Every plan.
+         */
+        post: operations["triggerTestEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1089,6 +1149,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settings/embed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Extension: the origins allowed to frame the workspace's embedded signer pages */
+        get: operations["getEmbedSettings"];
+        /** Extension: set the origins allowed to frame the workspace's embedded signer pages (scheme://host[:port], https or http on localhost, at most 20; empty: none) */
+        put: operations["setEmbedSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/settings/reminders": {
         parameters: {
             query?: never;
@@ -1398,7 +1476,7 @@ export interface components {
              * @description a stable machine name for the kind of error; act on it, not on the text
              * @enum {string}
              */
-            code: "invalid_request" | "validation_failed" | "invalid_json" | "unauthenticated" | "missing_api_key" | "invalid_api_key" | "invalid_token" | "payment_required" | "spend_cap_reached" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+            code: "invalid_request" | "validation_failed" | "invalid_json" | "unauthenticated" | "missing_api_key" | "invalid_api_key" | "invalid_token" | "payment_required" | "spend_cap_reached" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "idempotency_key_reused" | "idempotency_key_in_progress" | "gone" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "too_many_event_streams" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description what went wrong, in a sentence for a person */
             error: string;
             /** @description the JSON pointer (RFC 6901) of the value at fault, e.g. /signers/0/email; on validation errors and domain errors about one field */
@@ -1409,7 +1487,7 @@ export interface components {
              * @description a stable machine name for the kind of error; act on it, not on the text
              * @enum {string}
              */
-            code: "invalid_request" | "validation_failed" | "invalid_json" | "unauthenticated" | "missing_api_key" | "invalid_api_key" | "invalid_token" | "payment_required" | "spend_cap_reached" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable";
+            code: "invalid_request" | "validation_failed" | "invalid_json" | "unauthenticated" | "missing_api_key" | "invalid_api_key" | "invalid_token" | "payment_required" | "spend_cap_reached" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "idempotency_key_reused" | "idempotency_key_in_progress" | "gone" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "too_many_event_streams" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description what went wrong, in a sentence for a person */
             error: string;
             /** @description the JSON pointer (RFC 6901) of the value at fault, e.g. /signers/0/email; on validation errors and domain errors about one field */
@@ -3059,7 +3137,10 @@ export interface operations {
     createDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Extension: makes the request safe to repeat (1 to 255 visible ASCII characters, e.g. a UUID). For 24 hours, a repeat with the same key and the same request gets the first successful answer again, with the header Idempotent-Replayed: true, and changes nothing. The same key with another request is 409 idempotency_key_reused; a repeat while the first still runs is 409 idempotency_key_in_progress with Retry-After. A failed request keeps no answer: its repeat runs again. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3197,6 +3278,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentRequired"];
+                };
+            };
+            /** @description Extension: the Idempotency-Key was used with another request (idempotency_key_reused), or its first request is still running (idempotency_key_in_progress, see Retry-After) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded for this route */
@@ -3705,6 +3795,99 @@ export interface operations {
             };
         };
     };
+    createEmbedUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a document id (UUID) */
+                id: string;
+                /** @description a signer id (UUID), from the document's signers */
+                signerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the origin of the page that frames the signer page, one of the workspace's embed origins (Settings → Embedded signing): the page posts signet:loaded, signet:signed, signet:declined, signet:error and signet:resize to it. Without it the page posts nothing */
+                    parent_origin?: string;
+                    /** @description true: your app authenticated this signer itself. Required for a signer with auth_required (the embedded page skips the e-mailed code); recorded in the audit trail with the credential that said so */
+                    signer_authenticated?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description opens the signer's page once, within 5 minutes; a used or expired URL shows "This link does not work" */
+                        url: string;
+                    };
+                };
+            };
+            /** @description Invalid body, or parent_origin is not one of the workspace’s embed origins */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The signer has auth_required and signer_authenticated was not true */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such document in this org, or no such signer on it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The document is not out for signature, or the signer has signed, declined or signs at a later step */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     resendInvitation: {
         parameters: {
             query?: never;
@@ -3823,6 +4006,136 @@ export interface operations {
             };
             /** @description No such document in this org */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The id of the last event a previous connection received: the stream resumes after it (at most one hour back), without repeating it. */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A text/event-stream that stays open */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A Last-Event-ID that is not an id this stream sends */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the read scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The workspace has 5 streams open already (too_many_event_streams) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    triggerTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description which of the four webhook events to imitate
+                     * @enum {unknown}
+                     */
+                    event: "document.viewed" | "document.signed" | "document.completed" | "document.declined";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        event: "document.viewed" | "document.signed" | "document.completed" | "document.declined";
+                        /** @description the test event's id, as the stream's data carries it (evt_test_…) */
+                        id: string;
+                    };
+                };
+            };
+            /** @description The body is not {"event": one of the four webhook events} */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the write scope */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6883,7 +7196,10 @@ export interface operations {
                 /** @description both (default): certificate appended to the sealed file and as a separate PDF; separate: original untouched + separate certificate; appended: certificate inside the sealed file only */
                 certificate_mode?: "both" | "separate" | "appended";
             };
-            header?: never;
+            header?: {
+                /** @description Extension: makes the request safe to repeat (1 to 255 visible ASCII characters, e.g. a UUID). For 24 hours, a repeat with the same key and the same request gets the first successful answer again, with the header Idempotent-Replayed: true, and changes nothing. The same key with another request is 409 idempotency_key_reused; a repeat while the first still runs is 409 idempotency_key_in_progress with Retry-After. A failed request keeps no answer: its repeat runs again. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7005,6 +7321,15 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
+            /** @description Extension: the Idempotency-Key was used with another request (idempotency_key_reused), or its first request is still running (idempotency_key_in_progress, see Retry-After) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The org's identity check is missing or expired */
             412: {
                 headers: {
@@ -7117,6 +7442,113 @@ export interface operations {
             };
             /** @description No such self-sealed document in this org */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEmbedSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the origins (scheme://host[:port], nothing after it) whose pages may frame this workspace's embedded signer pages, at most 20; https, or http on localhost/127.0.0.1/[::1]; empty: none */
+                        origins: string[];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded for this route */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setEmbedSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the origins (scheme://host[:port], nothing after it) whose pages may frame this workspace's embedded signer pages, at most 20; https, or http on localhost/127.0.0.1/[::1]; empty: none */
+                    origins: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the origins (scheme://host[:port], nothing after it) whose pages may frame this workspace's embedded signer pages, at most 20; https, or http on localhost/127.0.0.1/[::1]; empty: none */
+                        origins: string[];
+                    };
+                };
+            };
+            /** @description Invalid body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A member: only the workspace's owners and admins change its settings */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8418,7 +8850,10 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Extension: makes the request safe to repeat (1 to 255 visible ASCII characters, e.g. a UUID). For 24 hours, a repeat with the same key and the same request gets the first successful answer again, with the header Idempotent-Replayed: true, and changes nothing. The same key with another request is 409 idempotency_key_reused; a repeat while the first still runs is 409 idempotency_key_in_progress with Retry-After. A failed request keeps no answer: its repeat runs again. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8478,7 +8913,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
-            /** @description The URL is already registered, or the org has the most endpoints allowed (20) */
+            /** @description The URL is already registered, or the org has the most endpoints allowed (20); or Extension: the Idempotency-Key was used with another request (idempotency_key_reused), or its first request is still running (idempotency_key_in_progress, see Retry-After) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -12,6 +12,7 @@ import { actorOf, principalOf } from '../auth.ts'
 import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
 import { sendFile } from '../send-file.ts'
 import { invalid } from '../../errors.ts'
+import { idempotencyConflict, IdempotencyKeyHeaders, idempotentRoute } from '../idempotency.ts'
 import { DocumentIdParams, ErrorBody, PaymentRequiredBody, withCommonErrors } from '../schemas.ts'
 import {
   CreateDocumentBody,
@@ -49,15 +50,18 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     '/documents',
     {
       onRequest: rateLimit(services, RATE_LIMITS.create),
+      ...idempotentRoute(services),
       schema: {
         tags,
         operationId: 'createDocument',
         summary: 'Create a document from a template and send it',
+        headers: IdempotencyKeyHeaders,
         body: CreateDocumentBody,
         response: withCommonErrors({
           201: Type.Union([SingleSignerCreated, MultiPartyCreated]),
           400: { ...ErrorBody, description: 'Invalid body, unknown template, or a role without a signer' },
           402: { ...PaymentRequiredBody, description: 'Plan allowance exhausted' },
+          409: idempotencyConflict(),
         }),
       },
     },

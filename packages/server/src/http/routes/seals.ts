@@ -5,6 +5,7 @@ import { getSeal, requestSeal } from '../../seal/request-seal.ts'
 import type { Services } from '../../services.ts'
 import { actorOf, principalOf } from '../auth.ts'
 import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
+import { idempotencyConflict, IdempotencyKeyHeaders, idempotentRoute } from '../idempotency.ts'
 import { DocumentIdParams, ErrorBody, PaymentRequiredBody, withCommonErrors } from '../schemas.ts'
 import { PdfBody, SealQuery, SealView } from '../../seal/seal.schemas.ts'
 
@@ -25,6 +26,7 @@ export const sealRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     '/seals',
     {
       onRequest: rateLimit(services, RATE_LIMITS.seal),
+      ...idempotentRoute(services),
       bodyLimit,
       config: { accepts: PDF, bodyLimitSetting: 'PDF_MAX_MB' },
       schema: {
@@ -35,6 +37,7 @@ export const sealRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
           "Needs the org's one-time identity check. Metered like a send. Answers 201 once sealed, or 202 with seal_status pending " +
           'when no time-stamp authority answered (the seal is retried in the background; GET /api/v1/seals/{id} shows it).',
         consumes: [PDF],
+        headers: IdempotencyKeyHeaders,
         body: PdfBody,
         querystring: SealQuery,
         response: withCommonErrors({
@@ -42,6 +45,7 @@ export const sealRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
           202: { ...SealView, description: 'Accepted; the timestamp is pending' },
           400: { ...ErrorBody, description: 'Not a readable PDF, or invalid parameters' },
           402: { ...PaymentRequiredBody, description: "The plan's allowance or the spend cap is reached" },
+          409: idempotencyConflict(),
           412: { ...ErrorBody, description: "The org's identity check is missing or expired" },
           413: {
             ...ErrorBody,

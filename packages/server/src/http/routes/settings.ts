@@ -6,6 +6,7 @@ import type { Db } from '../../db/client.ts'
 import { setWorkspaceReminders, WorkspaceReminders, workspaceReminders } from '../../documents/reminders.ts'
 import type { Services } from '../../services.ts'
 import { setWorkspaceSignerLanguage, WorkspaceSignerLanguage, workspaceSignerLanguage } from '../../signing/i18n/signer-language-setting.ts'
+import { setWorkspaceEmbedOrigins, WorkspaceEmbedOrigins, workspaceEmbedOrigins } from '../../signing/embed/embed-origins.ts'
 import { actorOf } from '../auth.ts'
 import { ErrorBody, withCommonErrors } from '../schemas.ts'
 
@@ -69,5 +70,15 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       "Extension: set the workspace's default language for signer pages and e-mails (null: none); a document's own language, and on its pages the signer's browser, come first",
     read: workspaceSignerLanguage,
     write: setWorkspaceSignerLanguage,
+  })
+  settingRoutes(app, services, {
+    path: '/settings/embed',
+    name: 'Embed',
+    schema: WorkspaceEmbedOrigins,
+    readSummary: "Extension: the origins allowed to frame the workspace's embedded signer pages",
+    writeSummary:
+      "Extension: set the origins allowed to frame the workspace's embedded signer pages (scheme://host[:port], https or http on localhost, at most 20; empty: none)",
+    read: workspaceEmbedOrigins,
+    write: setWorkspaceEmbedOrigins,
   })
 }

@@ -8,6 +8,7 @@ import type { RequestMeta } from '../../signing/locked-state.ts'
 import { MAX_IMAGE_BYTES, maxSubmissionBytes } from '../../signing/field-values.ts'
 import { fieldsOf, invalidLink, loadSignerContext, type SignerContext } from '../../signing/signer-context.ts'
 import { assertOpen } from '../../signing/signing-rules.ts'
+import { isEmbeddedPageToken, loadEmbeddedPage, openEmbedUrl } from '../../signing/embed/embed-links.ts'
 import { declineSigning, finishSigning, markViewed } from '../../signing/transitions.ts'
 import { renderSigningView } from '../../signing/signing-view.ts'
 import { statusPage } from '../../signing/web/pages.ts'
@@ -36,20 +37,22 @@ const FINISH_BODY_LIMIT = 8 * 1024 * 1024
 
 /*
  * Pages carry a secret in their URL (the signing token), so they are never cached,
- * never leak it in a Referer, never framed, and run only our own script.
+ * never leak it in a Referer, never framed (but an embedded page, by its workspace's
+ * embed origins: signing/embed), and run only our own script.
  */
-const PAGE_HEADERS = {
-  ...pageSecurityHeaders({
-    'script-src': "'self'",
-    'style-src': "'self'",
-    'img-src': "'self' data: blob:",
-    'font-src': "'self'",
-    'connect-src': "'self'",
-    'worker-src': "'self' blob:",
-    'form-action': "'self'",
-  }),
-  'cache-control': 'no-store',
+const PAGE_ALLOWANCES = {
+  'script-src': "'self'",
+  'style-src': "'self'",
+  'img-src': "'self' data: blob:",
+  'font-src': "'self'",
+  'connect-src': "'self'",
+  'worker-src': "'self' blob:",
+  'form-action': "'self'",
 }
+const PAGE_HEADERS = { ...pageSecurityHeaders(PAGE_ALLOWANCES), 'cache-control': 'no-store' }
+/** An embedded page (signing/embed) may be framed by its workspace's embed origins, and by nothing else. */
+const pageHeadersFor = (frameAncestors: readonly string[]) =>
+  frameAncestors.length === 0 ? PAGE_HEADERS : { ...pageSecurityHeaders(PAGE_ALLOWANCES, frameAncestors), 'cache-control': 'no-store' }
 
 const metaOf = (request: FastifyRequest): RequestMeta => ({ ip: request.ip, userAgent: request.headers['user-agent']?.slice(0, 500) ?? null })
 
@@ -86,9 +89,13 @@ export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   /** The link of a request once loaded: a POST's by its onRequest hook (before the body is read: an unknown link is 404 at once). */
   const resolved = new WeakMap<FastifyRequest, SignerContext>()
 
+  /** The signer of an e-mailed link's token, or of an embedded page's capability (signing/embed). */
+  const loadContext = (token: string): Promise<SignerContext> =>
+    isEmbeddedPageToken(token) ? loadEmbeddedPage(services, token) : loadSignerContext(services.db, token)
+
   /** Loads the link's signer and checks this browser may see the document (the e-mail code, when required). */
   const authorised = async (request: FastifyRequest, token: string): Promise<SignerContext> => {
-    const context = await loadSignerContext(services.db, token)
+    const context = await loadContext(token)
     resolved.set(request, context) // known before the check, for the language of its error
     if (!(await hasSigningAccess(services, context, sessionOf(request)))) throw codeRequired()
     return context
@@ -110,7 +117,7 @@ export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   /** onRequest: the link's signer (`link`), or that and this browser's access to the document (`access`). */
   const resolveLink = (check: 'link' | 'access') => async (request: FastifyRequest) => {
     const { token } = request.params as { token: string }
-    resolved.set(request, check === 'access' ? await authorised(request, token) : await loadSignerContext(services.db, token))
+    resolved.set(request, check === 'access' ? await authorised(request, token) : await loadContext(token))
   }
   const post = (check: 'link' | 'access') => ({
     onRequest: resolveLink(check),
@@ -130,13 +137,17 @@ export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     }
   }
 
-  const sendPage = (reply: FastifyReply, status: number, html: string) => reply.status(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(html)
+  const sendPage = (reply: FastifyReply, status: number, html: string, frameAncestors: readonly string[] = []) =>
+    reply.status(status).headers(pageHeadersFor(frameAncestors)).type('text/html; charset=utf-8').send(html)
 
-  /** A link that leads nowhere: the page in the browser's language (no document to ask); the reason is always a bad or unknown link. */
-  const linkDoesNotWork = (request: FastifyRequest, reply: FastifyReply, error: AppError) => {
+  /**
+   * A link that leads nowhere: the page in the browser's language (no document to ask); the reason is always a bad or unknown link.
+   * A used or expired embed URL shows it inside the integrator's frame (`frameAncestors`: its workspace's embed origins).
+   */
+  const linkDoesNotWork = (request: FastifyRequest, reply: FastifyReply, error: AppError, frameAncestors: readonly string[] = []) => {
     const t = translator(languageOf(request, reply))
     const message = error.code === 'not_found' ? t.text('status.invalidLink.message') : error.message
-    return sendPage(reply, error.status, statusPage({ t, heading: t.text('status.invalidLink.heading'), message, tone: 'error' }))
+    return sendPage(reply, error.status, statusPage({ t, heading: t.text('status.invalidLink.heading'), message, tone: 'error' }), frameAncestors)
   }
 
   // A token that fails validation (too long, control characters) is one more link that does not work: the signer gets the page, not JSON.
@@ -144,14 +155,26 @@ export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     if (request.validationError) return linkDoesNotWork(request, reply, invalidLink())
     let context: SignerContext
     try {
-      context = await loadSignerContext(services.db, request.params.token)
+      context = await loadContext(request.params.token)
     } catch (error) {
       if (!(error instanceof AppError)) throw error
       return linkDoesNotWork(request, reply, error)
     }
     const hasAccess = await hasSigningAccess(services, context, sessionOf(request))
     const language = languageOf(request, reply, context)
-    return sendPage(reply, 200, await renderSigningView(services, context, { token: request.params.token, hasAccess, language }))
+    const page = await renderSigningView(services, context, { token: request.params.token, hasAccess, language })
+    return sendPage(reply, 200, page, context.embedded?.frameAncestors)
+  })
+
+  /*
+   * An embed URL (signing/embed): its first use, within its five minutes, opens the signer's page
+   * at its own capability (a redirect the frame follows); any other use is a link that does not work.
+   */
+  app.get('/sign/embed/:token', { attachValidation: true, schema: { hide: true, params: TokenParams } }, async (request, reply) => {
+    if (request.validationError) return linkDoesNotWork(request, reply, invalidLink())
+    const opening = await openEmbedUrl(services, request.params.token, metaOf(request))
+    if (!opening.opened) return linkDoesNotWork(request, reply, invalidLink(), opening.frameAncestors)
+    return reply.headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(`/sign/${opening.pageToken}`, 303)
   })
 
   // The router refuses path segments over 100 characters before any route sees them; this catches those links (and other paths under /sign/).

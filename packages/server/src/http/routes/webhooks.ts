@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import { invalid } from '../../errors.ts'
 import type { Services } from '../../services.ts'
 import { rateLimit, RATE_LIMITS } from '../rate-limit.ts'
+import { idempotencyConflict, IdempotencyKeyHeaders, idempotentRoute } from '../idempotency.ts'
 import { listDeliveries, redeliverWebhook } from '../../webhooks/deliveries.ts'
 import { deleteWebhookEndpoint, listWebhookEndpoints, registerWebhookEndpoint, rotateWebhookSecret, setWebhookEnabled } from '../../webhooks/endpoints.ts'
 import { requireManager } from '../../accounts/roles.ts'
@@ -56,16 +57,18 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   app.post(
     '/webhooks',
     {
+      ...idempotentRoute(services),
       schema: {
         tags,
         operationId: 'createWebhook',
         summary: 'Register a webhook endpoint (its secret is shown only in this response)',
+        headers: IdempotencyKeyHeaders,
         body: CreateWebhookBody,
         response: withCommonErrors({
           201: WebhookCreated,
           400: { ...ErrorBody, description: 'Invalid body, or a URL that is not http(s), has credentials, or reaches a non-public address' },
           402: upgrade,
-          409: { ...ErrorBody, description: 'The URL is already registered, or the org has the most endpoints allowed (20)' },
+          409: idempotencyConflict('The URL is already registered, or the org has the most endpoints allowed (20)'),
         }),
       },
     },

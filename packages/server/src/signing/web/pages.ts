@@ -38,6 +38,8 @@ export interface SigningPageModel extends PageBase {
   fields: SignerField[]
   today: string
   expiresAt: Date | null
+  /** On an embedded page (signing/embed): the framing origin the script posts its signet:* messages to. */
+  parentOrigin?: string | null
 }
 
 export interface CodePageModel extends PageBase {
@@ -359,6 +361,7 @@ ${declineDialog(t, model.orgName)}`
       },
       signer: { name: signerName ?? '', initials: initialsOf(signerName) },
       messages: t.messages(SIGNING_SCRIPT_MESSAGES),
+      ...(model.parentOrigin ? { parentOrigin: model.parentOrigin } : {}),
     },
   })
 }

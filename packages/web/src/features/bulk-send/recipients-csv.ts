@@ -1,19 +1,5 @@
 import Papa from 'papaparse'
-
-/**
- * The server's e-mail rule (packages/server/src/lib/email-address.ts), repeated so a row is
- * refused here, with its row number, before anything is sent.
- */
-const LOCAL_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/
-const DOMAIN = /^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/
-
-export function isEmailAddress(value: string): boolean {
-  if (value.length > 254) return false
-  const at = value.lastIndexOf('@')
-  if (at < 1) return false
-  const local = value.slice(0, at)
-  return local.length <= 64 && LOCAL_PART.test(local) && DOMAIN.test(value.slice(at + 1))
-}
+import { isEmailAddress } from '@signet/vocabulary'
 
 /** The server's limits (documents.schemas.ts): names up to 200 characters, 10,000 recipients a request. */
 export const MAX_NAME_LENGTH = 200

@@ -17,6 +17,7 @@ import { formatDateTime } from '../../lib/format.ts'
 import { fieldErrorText } from '../../lib/people-text.ts'
 import { API_KEY_ACCESS_LABELS, apiKeyAccessOf, type ApiKeyAccess } from '../../lib/vocabulary.ts'
 import { apiKeysQuery, useCreateApiKey, useRevokeApiKey, type ApiKey, type CreatedApiKey } from './queries.ts'
+import { EmbedOriginsCard } from './EmbedOriginsCard.tsx'
 import { RequireAbility } from './RequireAbility.tsx'
 import { SecretDialog } from './SecretDialog.tsx'
 
@@ -46,6 +47,7 @@ export function ApiKeysPage() {
           ; AI agents connect to <code className="rounded bg-gray-100 px-1">{`${window.location.origin}/api/mcp`}</code> with the same key.
         </p>
       </Card>
+      <EmbedOriginsCard />
     </>
   )
 }

@@ -282,3 +282,17 @@ export function identityCheckLoads(queryClient: QueryClient): Promise<unknown>[]
 export function remindersLoads(queryClient: QueryClient): Promise<unknown>[] {
   return [queryClient.ensureQueryData(reminderSettingsQuery)]
 }
+
+// Embedded signing
+
+export type EmbedOrigins = operations['getEmbedSettings']['responses'][200]['content']['application/json']['origins']
+export const embedOriginsQuery = queryOptions({ queryKey: ['embed-origins'] as const, queryFn: () => unwrap(api.GET('/settings/embed')) })
+
+/** Replaces the origins allowed to frame the workspace's embedded signer pages. */
+export function useSetEmbedOrigins() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (origins: EmbedOrigins) => unwrap(api.PUT('/settings/embed', { body: { origins } })),
+    onSuccess: (saved) => queryClient.setQueryData(embedOriginsQuery.queryKey, saved),
+  })
+}

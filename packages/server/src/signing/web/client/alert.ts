@@ -1,4 +1,5 @@
 import { byId } from './dom.ts'
+import { tellParent } from './parent-frame.ts'
 import type { SigningForm } from './signing-form.ts'
 
 /**
@@ -10,6 +11,7 @@ export function showAlert(form: SigningForm, text: string, fatal = false): void 
   byId('sign-alert-reload').hidden = !fatal
   byId('sign-alert-dismiss').hidden = fatal
   byId('sign-alert').hidden = false
+  tellParent('signet:error', { message: text, fatal })
   if (fatal) {
     form.busy = true
     for (const id of ['next-field', 'decline-open']) byId<HTMLButtonElement>(id).disabled = true

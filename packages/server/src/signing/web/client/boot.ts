@@ -16,6 +16,8 @@ export interface SigningBoot extends Texts {
   urls: { document: string; view: string; finish: string; decline: string }
   assets: { pdfjs: string; pdfWorker: string; font: string }
   signer: { name: string; initials: string }
+  /** On an embedded page: the integrator's origin, where parent-frame.ts posts the page's events. */
+  parentOrigin?: string
 }
 
 export interface CodeBoot extends Texts {

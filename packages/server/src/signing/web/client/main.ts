@@ -24,6 +24,7 @@ import { readBoot } from './boot.ts'
 import { initCode } from './code-page.ts'
 import { initSigning } from './signing-page.ts'
 import { useMessages } from './i18n.ts'
+import { connectParent } from './parent-frame.ts'
 
 const boot = readBoot()
 
@@ -32,5 +33,6 @@ for (const button of document.querySelectorAll('[data-close]')) {
 }
 
 if (boot.view) useMessages(boot.messages, boot.language)
+if (boot.view === 'sign') connectParent(boot.parentOrigin)
 if (boot.view === 'sign') initSigning(boot)
 if (boot.view === 'code') initCode(boot)

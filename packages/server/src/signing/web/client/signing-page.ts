@@ -7,6 +7,7 @@ import { postJson, RequestError } from './post-json.ts'
 import { signatureDialog } from './signature-dialog.ts'
 import { SigningForm } from './signing-form.ts'
 import { wireSubmit } from './submit.ts'
+import { tellParent } from './parent-frame.ts'
 import { t } from './i18n.ts'
 
 const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)').matches
@@ -82,6 +83,7 @@ export function initSigning(boot: SigningBoot): void {
 /** Tells the server the signer saw the document (opening the link is not enough: link scanners fetch pages too). */
 function markViewed(url: string, form: SigningForm): void {
   document.body.dataset.ready = 'true'
+  tellParent('signet:loaded')
   postJson(url, {}).catch((error: unknown) => {
     if (error instanceof RequestError && (error.status === 409 || error.status === 410)) showAlert(form, error.message, true)
   })

@@ -4,6 +4,7 @@ import { announce, byId } from './dom.ts'
 import { postJson, RequestError } from './post-json.ts'
 import type { SigningForm } from './signing-form.ts'
 import { t } from './i18n.ts'
+import { tellParent, type ParentMessage } from './parent-frame.ts'
 
 /** Finish (sign with the form's values) and Decline (with an optional reason); both reload into the status page. */
 export function wireSubmit(form: SigningForm, urls: SigningBoot['urls']): void {
@@ -19,10 +20,12 @@ export function wireSubmit(form: SigningForm, urls: SigningBoot['urls']): void {
   }
 
   /** Posts, then reloads: the server answers the reload with the status page. Returns an error the caller shows. */
-  async function send(button: HTMLButtonElement, url: string, body: unknown): Promise<Error | null> {
+  async function send(button: HTMLButtonElement, url: string, body: unknown, done: ParentMessage): Promise<Error | null> {
     setBusy(true, button)
     try {
-      await postJson(url, body)
+      const result = await postJson<Record<string, unknown>>(url, body)
+      // An embedding page learns the outcome before the reload (parent-frame.ts).
+      tellParent(done, result)
       location.reload()
       return null
     } catch (error) {
@@ -41,7 +44,7 @@ export function wireSubmit(form: SigningForm, urls: SigningBoot['urls']): void {
     const values = form.values()
     announce(t('client.signing'))
     // The page's language makes date fields print as the page shows them (the server formats its own day in it).
-    void send(finish, urls.finish, { values, locale: document.documentElement.lang }).then((error) => {
+    void send(finish, urls.finish, { values, locale: document.documentElement.lang }, 'signet:signed').then((error) => {
       if (error) showAlert(form, error.message)
     })
   })
@@ -56,7 +59,7 @@ export function wireSubmit(form: SigningForm, urls: SigningBoot['urls']): void {
   byId('decline-form').addEventListener('submit', (event) => {
     event.preventDefault()
     const text = reason.value.trim()
-    void send(byId<HTMLButtonElement>('decline-confirm'), urls.decline, text ? { reason: text } : {}).then((error) => {
+    void send(byId<HTMLButtonElement>('decline-confirm'), urls.decline, text ? { reason: text } : {}, 'signet:declined').then((error) => {
       if (error) byId('decline-error').textContent = error.message
     })
   })

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Each file starts one server (the built bundle) and runs the CLI as child processes.
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
+    expect: { poll: { timeout: 10_000 } },
+    pool: 'forks',
+  },
+})

@@ -1,0 +1,7 @@
+export { Signet, type SignetOptions } from './client.ts'
+export type { CreateOptions } from './api.ts'
+export type { WaitOptions } from './documents.ts'
+export { SignetError, WebhookVerificationError } from './errors.ts'
+export { signWebhook, verifyWebhook, type VerifyOptions, type WebhookHeaders } from './webhook-signature.ts'
+export type * from './types.ts'
+export type { paths } from './generated/openapi.ts'

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto'
+import type { FastifyReply, FastifyRequest, onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify'
+import { Type } from 'typebox'
+import { claimKey, releaseKey, storeAnswer, type KeyedRequest } from '../idempotency/idempotent-requests.ts'
+import type { Services } from '../services.ts'
+import { principalOf } from './auth.ts'
+import { ErrorBody } from './schemas.ts'
+
+const HEADER = 'idempotency-key'
+
+/** The request header, for a route's schema: it documents it in the OpenAPI document and refuses a malformed key with a 400. */
+export const IdempotencyKeyHeaders = Type.Object({
+  [HEADER]: Type.Optional(
+    Type.String({
+      pattern: '^[\\x21-\\x7e]{1,255}$',
+      description:
+        'Extension: makes the request safe to repeat (1 to 255 visible ASCII characters, e.g. a UUID). For 24 hours, a repeat with the same key and ' +
+        'the same request gets the first successful answer again, with the header Idempotent-Replayed: true, and changes nothing. ' +
+        'The same key with another request is 409 idempotency_key_reused; a repeat while the first still runs is 409 idempotency_key_in_progress ' +
+        'with Retry-After. A failed request keeps no answer: its repeat runs again.',
+    }),
+  ),
+})
+
+/** The 409 an idempotent route adds to its responses (a route that has a 409 of its own names both in one description). */
+export const idempotencyConflict = (otherwise?: string) => ({
+  ...ErrorBody,
+  description:
+    (otherwise ? `${otherwise}; or ` : '') +
+    'Extension: the Idempotency-Key was used with another request (idempotency_key_reused), or its first request is still running (idempotency_key_in_progress, see Retry-After)',
+})
+
+const held = new WeakMap<FastifyRequest, KeyedRequest>()
+
+/** What identifies "the same request": the query string and the body, byte for byte for a file, as parsed JSON otherwise. */
+function requestHash(request: FastifyRequest): string {
+  const hash = createHash('sha256')
+    .update(JSON.stringify(request.query ?? {}))
+    .update('\n')
+  return (Buffer.isBuffer(request.body) ? hash.update(request.body) : hash.update(JSON.stringify(request.body ?? null))).digest('hex')
+}
+
+/**
+ * Extension: the `Idempotency-Key` header on a create route. Spread into the route's options:
+ * before the handler, the key is claimed (or the stored answer is replayed); on the way out, a
+ * successful answer is stored for the repeats and a failure frees the key.
+ */
+export function idempotentRoute(services: Services): { preHandler: preHandlerAsyncHookHandler; onSend: onSendAsyncHookHandler } {
+  const { db, clock, logger } = services
+  const store = { db, secrets: services.secrets }
+
+  const preHandler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    const key = request.headers[HEADER]
+    if (typeof key !== 'string') return undefined
+    const keyed = { orgId: principalOf(request).orgId, route: `${request.method} ${request.routeOptions.url}`, key, requestHash: requestHash(request) }
+    const stored = await claimKey(store, keyed, clock.now())
+    if (!stored) {
+      held.set(request, keyed)
+      return undefined
+    }
+    // The stored body is the JSON text first sent: it goes out as it is, not through the response schema again.
+    return reply.status(stored.status).header('content-type', 'application/json; charset=utf-8').header('idempotent-replayed', 'true').send(stored.body)
+  }
+
+  const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
+    const keyed = held.get(request)
+    if (!keyed) return payload
+    held.delete(request)
+    const succeeded = reply.statusCode >= 200 && reply.statusCode < 300 && typeof payload === 'string'
+    try {
+      if (succeeded) await storeAnswer(store, keyed, { status: reply.statusCode, body: payload })
+      else await releaseKey(db, keyed)
+    } catch (error) {
+      // The answer still goes out; a repeat of this key is then told the request is in progress until the key expires.
+      logger.error({ err: error, route: keyed.route }, 'could not record the answer of an idempotent request')
+    }
+    return payload
+  }
+
+  return { preHandler, onSend }
+}

@@ -1,0 +1,82 @@
+import { and, eq, isNull, lt } from 'drizzle-orm'
+import type { SecretSealer } from '../adapters/document-cipher.ts'
+import type { Db } from '../db/client.ts'
+import { idempotentRequests } from '../db/schema.ts'
+import { AppError } from '../errors.ts'
+
+/** How long a key and its answer are kept: a repeat after that runs as a new request. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000
+
+/** One keyed request: the org that sent it, the route (`POST /api/v1/documents`), the key and the SHA-256 of what it sent. */
+export interface KeyedRequest {
+  orgId: string
+  route: string
+  key: string
+  requestHash: string
+}
+
+/** The answers are kept encrypted with the instance key: a webhook's creation answer holds its signing secret. */
+export interface IdempotencyStore {
+  db: Db
+  secrets: SecretSealer
+}
+
+export interface StoredAnswer {
+  status: number
+  body: string
+}
+
+/**
+ * Claims the key for a request about to run, or finds what an earlier request with it left:
+ * `null` when this request may run (the key is now held until `storeAnswer` or `releaseKey`),
+ * the stored answer when a finished request with the same body had it. Another body, or an
+ * earlier request still running (or interrupted by a crash before its answer was stored), is a 409.
+ */
+export async function claimKey({ db, secrets }: IdempotencyStore, request: KeyedRequest, now: Date): Promise<StoredAnswer | null> {
+  // Lazy pruning, cheap on the created_at index: it also frees this key when its window has passed.
+  await db.delete(idempotentRequests).where(lt(idempotentRequests.createdAt, new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)))
+  const [claimed] = await db
+    .insert(idempotentRequests)
+    .values({ ...request, createdAt: now })
+    .onConflictDoNothing()
+    .returning({ key: idempotentRequests.key })
+  if (claimed) return null
+
+  const [earlier] = await db.select().from(idempotentRequests).where(sameKey(request))
+  // Released between our insert and this read: the earlier request failed, so a retry may run.
+  if (!earlier) throw inProgress()
+  if (earlier.requestHash !== request.requestHash) {
+    throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new request.')
+  }
+  if (earlier.status === null || earlier.responseBody === null) throw inProgress()
+  const body = await secrets.decrypt(Buffer.from(earlier.responseBody, 'base64'), contextOf(request))
+  return { status: earlier.status, body: body.toString('utf8') }
+}
+
+/** Keeps the answer of the request that holds the key, for its repeats. */
+export async function storeAnswer({ db, secrets }: IdempotencyStore, request: KeyedRequest, answer: StoredAnswer): Promise<void> {
+  const sealed = await secrets.encrypt(Buffer.from(answer.body, 'utf8'), contextOf(request))
+  await db
+    .update(idempotentRequests)
+    .set({ status: answer.status, responseBody: sealed.toString('base64') })
+    .where(and(sameKey(request), isNull(idempotentRequests.status)))
+}
+
+/** Frees the key of a request that failed (it changed nothing), so a repeat runs again. */
+export async function releaseKey(db: Db, request: KeyedRequest): Promise<void> {
+  await db.delete(idempotentRequests).where(and(sameKey(request), isNull(idempotentRequests.status)))
+}
+
+/** Binds a stored answer to its org, route and key: it cannot be moved to another row. */
+const contextOf = (request: KeyedRequest) => `idempotent-answer:${request.orgId}:${request.route}:${request.key}`
+
+const sameKey = (request: KeyedRequest) =>
+  and(eq(idempotentRequests.orgId, request.orgId), eq(idempotentRequests.route, request.route), eq(idempotentRequests.key, request.key))
+
+const inProgress = () =>
+  new AppError(
+    'idempotency_key_in_progress',
+    'A request with this Idempotency-Key is still in progress. Retry after it has finished.',
+    {},
+    { 'retry-after': '1' },
+  )
