@@ -4,6 +4,7 @@ import { documentsResource } from './documents.ts'
 import { errorOf } from './errors.ts'
 import type { paths } from './generated/openapi.ts'
 import { bulkSendOf, sealsResource, templatesResource, usageResource, webhooksResource } from './resources.ts'
+import { asRequest, Outgoing, type Sendable } from './outgoing.ts'
 import { fetchWithRetries, sleep, type RetryPolicy } from './retry.ts'
 
 export interface SignetOptions {
@@ -32,17 +33,22 @@ export class Signet {
   readonly webhooks
   /** POST /documents/bulk-send (Team plan and higher): one document per recipient; pass one idempotencyKey per batch to resume it safely. */
   readonly bulkSend
-  readonly #send: (request: Request) => Promise<Response>
+  readonly #send: (request: Sendable) => Promise<Response>
   readonly #apiUrl: string
   readonly #headers: Record<string, string>
 
   constructor(options: SignetOptions) {
-    const fetchOnce = options.fetch ?? ((request: Request) => globalThis.fetch(request))
+    const custom = options.fetch
+    const fetchOnce = custom
+      ? (sendable: Sendable) => custom(asRequest(sendable))
+      : (sendable: Sendable) => (sendable instanceof Outgoing ? globalThis.fetch(sendable.url, sendable.init()) : globalThis.fetch(sendable))
     const policy: RetryPolicy = { maxRetries: options.maxRetries ?? 3, sleep: options.sleep ?? sleep, random: options.random ?? Math.random }
     this.#apiUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, '') + '/api/v1'
     this.#headers = { authorization: `Bearer ${options.apiKey}`, ...(options.userAgent ? { 'user-agent': options.userAgent } : {}) }
     this.#send = (request) => fetchWithRetries(fetchOnce, request, policy)
-    const api: Api = { client: createClient<paths>({ baseUrl: this.#apiUrl, headers: this.#headers, fetch: this.#send }), policy }
+    // openapi-fetch builds each call with the `Request` class it is given and hands it to `fetch`.
+    const client = createClient<paths>({ baseUrl: this.#apiUrl, headers: this.#headers, Request: Outgoing as unknown as typeof Request, fetch: this.#send })
+    const api: Api = { client, policy }
     this.documents = documentsResource(api)
     this.templates = templatesResource(api)
     this.seals = sealsResource(api)

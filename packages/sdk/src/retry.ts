@@ -1,4 +1,5 @@
 import { retryAfterSeconds } from './errors.ts'
+import type { Sendable } from './outgoing.ts'
 
 export interface RetryPolicy {
   /** Retries after the first attempt (3 by default). */
@@ -39,7 +40,7 @@ export const backoffMs = (attempt: number, random: () => number): number => {
  * thing twice: a read, or a POST carrying an Idempotency-Key (the server answers the repeat from
  * the first answer). Anything else might have reached the server, so it is not repeated.
  */
-const safeToRepeat = (request: Request) => request.method === 'GET' || request.method === 'HEAD' || request.headers.has('idempotency-key')
+const safeToRepeat = (request: Sendable) => request.method === 'GET' || request.method === 'HEAD' || request.headers.has('idempotency-key')
 
 /**
  * Whether the API asked to come back later: 429 (rate limit), 503 (busy), or 409 because the
@@ -56,7 +57,7 @@ async function isTemporary(response: Response): Promise<boolean> {
 }
 
 /** Sends the request, trying again as the policy allows; returns the last answer (an error answer included). */
-export async function fetchWithRetries(fetchOnce: (request: Request) => Promise<Response>, request: Request, policy: RetryPolicy): Promise<Response> {
+export async function fetchWithRetries(fetchOnce: (request: Sendable) => Promise<Response>, request: Sendable, policy: RetryPolicy): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
     const last = attempt >= policy.maxRetries
     let response: Response
@@ -64,7 +65,7 @@ export async function fetchWithRetries(fetchOnce: (request: Request) => Promise<
       // A body can be read once: each attempt sends a copy, so the original stays whole for the next.
       response = await fetchOnce(request.body === null ? request : request.clone())
     } catch (error) {
-      if (last || request.signal.aborted || !safeToRepeat(request)) throw error
+      if (last || request.signal?.aborted || !safeToRepeat(request)) throw error
       await policy.sleep(backoffMs(attempt, policy.random), request.signal)
       continue
     }

@@ -74,6 +74,7 @@ test('every snippet of the README runs, in order, against a real server', async 
   program.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
 
   const [, documentId] = await printed(/^Sent (\S+)$/m)
+  await printed(/^Embed URL valid until \d{4}-\d\d-\d\dT[\d:.]+Z$/m)
   await printed(/^1 NDA\(s\) waiting for a signature$/m)
   await signAs(instance, 'ann.lee@example.com')
   await printed(/^Signed by ann\.lee@example\.com$/m)
