@@ -12,7 +12,7 @@ import tseslint from 'typescript-eslint'
  */
 const SERVER = 'packages/server/src'
 const DOMAIN = ['accounts', 'actors', 'adapters', 'api-keys', 'audit', 'billing', 'documents', 'mail', 'operator', 'orgs', 'pdf-work', 'rate-limits']
-  .concat(['seal', 'signing', 'templates', 'webhooks', 'services.ts', 'compose-services.ts'])
+  .concat(['seal', 'signing', 'templates', 'webhooks', 'events', 'idempotency', 'metrics', 'services.ts', 'compose-services.ts'])
   .map((module) => `${SERVER}/${module}`)
 const FOUNDATION = ['config.ts', 'errors.ts', 'db', 'lib', 'pdf-geometry'].map((module) => `${SERVER}/${module}`)
 const LAYER_ZONES = [

@@ -1,7 +1,7 @@
 // Installs dependencies when node_modules is missing or older than the lockfile, and builds
-// the dashboard and the server when their builds are missing or older than their sources, so
-// that `npm start` and `npm test` work on a fresh clone. Output goes to stderr so that `npm run -s admin` keeps
-// stdout as pure JSON.
+// the dashboard, the server and the operator CLI when their builds are missing or older than their
+// sources, so that `npm start`, `npm run admin` and `npm test` work on a fresh clone. Output goes
+// to stderr so that `npm run -s admin` keeps stdout as pure JSON.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -23,7 +23,9 @@ if (!existsSync(built) || statSync(built).mtimeMs < Math.max(...sources.map(newe
   run('npm', ['run', '-s', 'build', '-w', '@signet/web'])
 }
 
-// The server as `npm start` runs it: one JavaScript file (packages/server/scripts/build-server.mjs).
+// The server as `npm start` runs it (one JavaScript file) and the operator CLI as `npm run admin` runs
+// it (an entry and its lazily imported chunks), each rebuilt when a source is newer:
+// packages/server/scripts/build-server.mjs.
 run('node', ['packages/server/scripts/build-server.mjs'])
 // The `signet` CLI as `npx signet` runs it: one bundle with lazy chunks (packages/cli/bin/build-cli.mjs).
 run('node', ['packages/cli/bin/build-cli.mjs'])

@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch'
-import type { Api } from './api.ts'
+import { queryString, type Api } from './api.ts'
 import { documentsResource } from './documents.ts'
 import { errorOf } from './errors.ts'
 import type { paths } from './generated/openapi.ts'
@@ -48,7 +48,14 @@ export class Signet {
     this.#send = (request) => fetchWithRetries(fetchOnce, request, policy)
     // openapi-fetch builds each call with the `Request` class it is given and hands it to `fetch`.
     const client = createClient<paths>({ baseUrl: this.#apiUrl, headers: this.#headers, Request: Outgoing as unknown as typeof Request, fetch: this.#send })
-    const api: Api = { client, policy }
+    // Every read sends the same headers: one Headers, made once (fetch copies it into its own request).
+    const readHeaders = new Headers(this.#headers)
+    const read = async <T>(path: string, query?: object, signal?: AbortSignal): Promise<T> => {
+      const response = await this.#send(new Outgoing(this.#apiUrl + path + queryString(query), { headers: readHeaders, signal }))
+      if (!response.ok) throw await errorOf(response)
+      return (await response.json()) as T
+    }
+    const api: Api = { client, policy, read }
     this.documents = documentsResource(api)
     this.templates = templatesResource(api)
     this.seals = sealsResource(api)

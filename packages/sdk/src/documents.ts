@@ -1,7 +1,17 @@
-import { dataOf, idempotencyHeader, type Api, type CreateOptions } from './api.ts'
+import { dataOf, idempotencyHeader, segment, type Api, type CreateOptions } from './api.ts'
 import { SignetError } from './errors.ts'
 import { everyItem } from './pages.ts'
-import type { CreateDocumentBody, Document, DocumentCountsQuery, DocumentListItem, EmbedRequest, ListDocumentsQuery } from './types.ts'
+import type {
+  CreateDocumentBody,
+  Document,
+  DocumentAudit,
+  DocumentCounts,
+  DocumentCountsQuery,
+  DocumentList,
+  DocumentListItem,
+  EmbedRequest,
+  ListDocumentsQuery,
+} from './types.ts'
 
 /** The largest page the API serves: fewest round trips for a loop over every document. */
 const PAGE_SIZE = 100
@@ -15,7 +25,7 @@ export interface WaitOptions {
 /** The statuses a document never leaves (besides completed). */
 const ENDED = new Set<Document['status']>(['declined', 'voided'])
 
-export function documentsResource({ client, policy }: Api) {
+export function documentsResource({ client, policy, read }: Api) {
   const path = (id: string) => ({ params: { path: { id } } })
   const bytes = async (call: Promise<{ data?: ArrayBuffer; error?: unknown; response: Response }>) => new Uint8Array(await dataOf(call))
 
@@ -23,10 +33,10 @@ export function documentsResource({ client, policy }: Api) {
     create: (body: CreateDocumentBody, options: CreateOptions = {}) =>
       dataOf(client.POST('/documents', { body, headers: idempotencyHeader(options.idempotencyKey) })),
 
-    get: (id: string) => dataOf(client.GET('/documents/{id}', path(id))),
+    get: (id: string) => read<Document>(`/documents/${segment(id)}`),
 
     /** One page, as the API answers it (`documents`, `total`, `has_more`…). */
-    listPage: (query: ListDocumentsQuery & { offset?: number } = {}) => dataOf(client.GET('/documents', { params: { query } })),
+    listPage: (query: ListDocumentsQuery & { offset?: number } = {}) => read<DocumentList>('/documents', query),
 
     /** Every document that matches, newest first, fetching pages as the loop goes: `for await (const d of signet.documents.list())`. */
     list: (query: ListDocumentsQuery = {}): AsyncIterable<DocumentListItem> =>
@@ -35,7 +45,7 @@ export function documentsResource({ client, policy }: Api) {
         (page) => page.documents,
       ),
 
-    counts: (query: DocumentCountsQuery = {}) => dataOf(client.GET('/documents/counts', { params: { query } })),
+    counts: (query: DocumentCountsQuery = {}) => read<DocumentCounts>('/documents/counts', query),
 
     void: (id: string) => dataOf(client.POST('/documents/{id}/void', path(id))),
 
@@ -45,7 +55,7 @@ export function documentsResource({ client, policy }: Api) {
     /** The standalone seal certificate PDF. */
     certificate: (id: string) => bytes(client.GET('/documents/{id}/certificate', { ...path(id), parseAs: 'arrayBuffer' })),
 
-    audit: (id: string) => dataOf(client.GET('/documents/{id}/audit', path(id))),
+    audit: (id: string) => read<DocumentAudit>(`/documents/${segment(id)}/audit`),
 
     resend: (id: string, signerId: string) => dataOf(client.POST('/documents/{id}/signers/{signerId}/resend', { params: { path: { id, signerId } } })),
 
@@ -65,7 +75,7 @@ export function documentsResource({ client, policy }: Api) {
       let interval = options.intervalMs ?? 2_000
       for (;;) {
         options.signal?.throwIfAborted()
-        const document = await dataOf(client.GET('/documents/{id}', { ...path(id), signal: options.signal }))
+        const document = await read<Document>(`/documents/${segment(id)}`, undefined, options.signal)
         if (document.status === 'completed' && document.signed_pdf_status !== 'pending') return document
         if (ENDED.has(document.status)) {
           const reason = document.status === 'voided' && document.voided_reason === 'expired' ? 'expired' : document.status

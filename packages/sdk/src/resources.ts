@@ -1,21 +1,35 @@
-import { dataOf, idempotencyHeader, type Api, type CreateOptions } from './api.ts'
+import { dataOf, idempotencyHeader, segment, type Api, type CreateOptions } from './api.ts'
 import { everyItem } from './pages.ts'
-import type { BulkSendBody, CreateWebhookBody, Delivery, SealOptions, TemplateListItem, UpdateWebhookBody, UsageQuery } from './types.ts'
+import type {
+  BulkSendBody,
+  CreateWebhookBody,
+  Delivery,
+  DeliveryList,
+  Seal,
+  SealOptions,
+  Template,
+  TemplateList,
+  TemplateListItem,
+  UpdateWebhookBody,
+  Usage,
+  UsageQuery,
+  WebhookEndpoint,
+} from './types.ts'
 import { verifyWebhook } from './webhook-signature.ts'
 
-export function templatesResource({ client }: Api) {
+export function templatesResource({ read }: Api) {
   return {
     /** Every template, newest first. */
     list: (): AsyncIterable<TemplateListItem> =>
       everyItem(
-        (offset) => dataOf(client.GET('/templates', { params: { query: { offset } } })),
+        (offset) => read<TemplateList>('/templates', { offset }),
         (page) => page.templates,
       ),
-    get: (id: string) => dataOf(client.GET('/templates/{id}', { params: { path: { id } } })),
+    get: (id: string) => read<Template>(`/templates/${segment(id)}`),
   }
 }
 
-export function sealsResource({ client }: Api) {
+export function sealsResource({ client, read }: Api) {
   return {
     /** Seals a finished PDF (201 sealed, or 202 with seal_status "pending" while no time-stamp authority answers). */
     create: (pdf: Uint8Array | Blob, options: SealOptions & CreateOptions = {}) => {
@@ -30,19 +44,19 @@ export function sealsResource({ client }: Api) {
         }),
       )
     },
-    get: (id: string) => dataOf(client.GET('/seals/{id}', { params: { path: { id } } })),
+    get: (id: string) => read<Seal>(`/seals/${segment(id)}`),
   }
 }
 
-export function usageResource({ client }: Api) {
-  return { get: (query: UsageQuery = {}) => dataOf(client.GET('/usage', { params: { query } })) }
+export function usageResource({ read }: Api) {
+  return { get: (query: UsageQuery = {}) => read<Usage>('/usage', query) }
 }
 
-export function webhooksResource({ client }: Api) {
+export function webhooksResource({ client, read }: Api) {
   const path = (id: string) => ({ params: { path: { id } } })
   return {
     /** The org's endpoints, newest first (never their secrets). */
-    list: async () => (await dataOf(client.GET('/webhooks'))).webhooks,
+    list: async () => (await read<{ webhooks: WebhookEndpoint[] }>('/webhooks')).webhooks,
     /** Registers an endpoint; its secret is in this answer only. */
     create: (body: CreateWebhookBody, options: CreateOptions = {}) =>
       dataOf(client.POST('/webhooks', { body, headers: idempotencyHeader(options.idempotencyKey) })),
@@ -54,7 +68,7 @@ export function webhooksResource({ client }: Api) {
     /** Every delivery to the endpoint, newest first. */
     deliveries: (id: string): AsyncIterable<Delivery> =>
       everyItem(
-        (offset) => dataOf(client.GET('/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit: 100, offset } } })),
+        (offset) => read<DeliveryList>(`/webhooks/${segment(id)}/deliveries`, { limit: 100, offset }),
         (page) => page.deliveries,
       ),
     redeliver: (id: string, deliveryId: string) =>

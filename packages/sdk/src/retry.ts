@@ -42,13 +42,14 @@ export const backoffMs = (attempt: number, random: () => number): number => {
  */
 const safeToRepeat = (request: Sendable) => request.method === 'GET' || request.method === 'HEAD' || request.headers.has('idempotency-key')
 
+const MAYBE_TEMPORARY = new Set([409, 429, 503])
+
 /**
  * Whether the API asked to come back later: 429 (rate limit), 503 (busy), or 409 because the
  * first request with this Idempotency-Key is still running (its answer will be replayed).
  */
 async function isTemporary(response: Response): Promise<boolean> {
   if (response.status === 429 || response.status === 503) return true
-  if (response.status !== 409) return false
   const body = (await response
     .clone()
     .json()
@@ -69,7 +70,8 @@ export async function fetchWithRetries(fetchOnce: (request: Sendable) => Promise
       await policy.sleep(backoffMs(attempt, policy.random), request.signal)
       continue
     }
-    if (last || !(await isTemporary(response))) return response
+    // Only these statuses can ask to come back later; every other answer skips the await.
+    if (last || !MAYBE_TEMPORARY.has(response.status) || !(await isTemporary(response))) return response
     const asked = retryAfterSeconds(response)
     await response.body?.cancel()
     await policy.sleep(asked === undefined ? backoffMs(attempt, policy.random) : asked * 1000, request.signal)

@@ -114,6 +114,10 @@ describe('documents', () => {
 
       const missing = await signet.documents.get(randomUUID()).catch((e: unknown) => e)
       expect(missing).toMatchObject({ status: 404, code: 'not_found', body: { code: 'not_found' } })
+      // An id is one path segment: '../usage' must not reach GET /usage.
+      const traversal = await signet.documents.get('../usage').catch((e: unknown) => e)
+      expect(traversal).toBeInstanceOf(SignetError)
+      expect((traversal as SignetError).status).toBeGreaterThanOrEqual(400)
 
       const anonymous = new Signet({ apiKey: 'sgn_live_' + '0'.repeat(64), baseUrl: instance.server.url })
       await expect(anonymous.usage.get()).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' })

@@ -25,6 +25,7 @@ import { mcpRoutes } from './http/routes/mcp.ts'
 import { meRoutes } from './http/routes/me.ts'
 import { oauthRoutes } from './http/routes/oauth.ts'
 import { memberRoutes } from './http/routes/members.ts'
+import { metricsRoutes, timeRequests } from './http/routes/metrics.ts'
 import { operatorRoutes } from './http/routes/operator.ts'
 import { sealRoutes } from './http/routes/seals.ts'
 import { settingsRoutes } from './http/routes/settings.ts'
@@ -68,6 +69,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.decorateRequest('userSession', null)
   app.decorateRequest('scopes', null)
   app.decorateRequest('oauthHolder', null)
+  // Before any route, so that every one is timed, the 404s included (METRICS_TOKEN or METRICS_PORT turns metrics on).
+  if (services.metrics.enabled) app.addHook('onResponse', timeRequests(services.metrics))
 
   // JSON bodies are validated without coercion; query strings and paths arrive as text.
   // Binary bodies (a PDF upload) are admitted by their route's content-type parser; there is nothing for Ajv to check.
@@ -119,6 +122,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     await services.db.execute(sql`select 1`)
     return reply.send({ status: 'ok' })
   })
+
+  // Prometheus on the main port only with METRICS_TOKEN; otherwise /metrics is an unknown route (server.ts starts METRICS_PORT's listener).
+  if (config.metrics.token !== undefined) await app.register(metricsRoutes, { metrics: services.metrics, token: config.metrics.token })
 
   // Before every route: the /api/v1 hook reads the session cookie.
   await app.register(fastifyCookie)

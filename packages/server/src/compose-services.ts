@@ -13,9 +13,13 @@ import { sendDueReminders } from './documents/reminders.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/client.ts'
 import { startFinalPdfJob } from './documents/final-pdf-job.ts'
+import { closeLostStreamSessions } from './events/stream-sessions.ts'
+import { deleteExpiredIdempotentRequests } from './idempotency/idempotent-requests.ts'
 import type { Logger } from './lib/logger.ts'
 import { startBackgroundLoop } from './lib/background-loop.ts'
 import { startMailDispatcher } from './mail/outbox.ts'
+import { noMetrics } from './metrics/metrics.ts'
+import { createPrometheusMetrics, poolCountsOf } from './metrics/prometheus.ts'
 import { deleteExpiredOAuthRecords, OAUTH_SWEEP_MS } from './oauth/storage-adapter.ts'
 import { PdfWork } from './pdf-work/pdf-work.ts'
 import { loadSealer } from './seal/instance-seal.ts'
@@ -51,8 +55,10 @@ export async function createServices(config: Config, database: Database, logger:
   const blobs = blobStoreFor(database)
   const mail = startMailDispatcher({ db: database.db, blobs, mailer, clock, logger, pollMs: config.mailPollMs })
   const pdfWork = new PdfWork(config.pdfWork, config.pdfLimits, logger)
+  const metricsOn = config.metrics.token !== undefined || config.metrics.port !== undefined
+  const metrics = metricsOn ? await createPrometheusMetrics({ db: database.db, clock, logger, pdfWork, dbPool: poolCountsOf(database) }) : noMetrics
   const sealer = await loadSealer({ config, db: database.db, clock, logger, pdfWork }, overrides.timestampAuthority)
-  const finalPdfs = startFinalPdfJob({ db: database.db, blobs, clock, logger, mail, sealer, pdfWork, config, pollMs: config.jobPollMs })
+  const finalPdfs = startFinalPdfJob({ db: database.db, blobs, clock, logger, mail, sealer, pdfWork, config, metrics, pollMs: config.jobPollMs })
   const expiry = startBackgroundLoop({
     name: 'document expiry',
     pollMs: config.jobPollMs,
@@ -87,6 +93,18 @@ export async function createServices(config: Config, database: Database, logger:
     logger,
     work: () => deleteExpiredOAuthRecords(database.db, clock.now()),
   })
+  // Housekeeping off the request path: Idempotency-Key answers past their 24 hours, and live event
+  // stream sessions whose process stopped beating (they already no longer count against the cap).
+  const expiredRecords = startBackgroundLoop({
+    name: 'expired records',
+    pollMs: config.jobPollMs,
+    logger,
+    work: async () => {
+      const now = clock.now()
+      await deleteExpiredIdempotentRequests(database.db, now)
+      await closeLostStreamSessions(database.db, now)
+    },
+  })
   return {
     config,
     db: database.db,
@@ -103,8 +121,9 @@ export async function createServices(config: Config, database: Database, logger:
     fetchClientMetadata: overrides.fetchClientMetadata ?? guardedMetadataFetcher({ allowPrivate: config.webhookAllowPrivate }),
     identityDocuments: documentCipherFor(instanceKey),
     secrets: secretSealerFor(instanceKey),
+    metrics,
     close: async () => {
-      await Promise.all([expiry.stop(), reminders.stop(), finalPdfs.stop(), webhooks.stop(), keyUses.stop(), oauthSweep.stop()])
+      await Promise.all([expiry.stop(), reminders.stop(), finalPdfs.stop(), webhooks.stop(), keyUses.stop(), oauthSweep.stop(), expiredRecords.stop()])
       await mail.stop()
       await database.close()
     },

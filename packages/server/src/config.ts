@@ -74,6 +74,12 @@ export interface Config {
    * (SESSION_IDLE_HOURS, default 12) and maxDays after sign-in whatever its activity (SESSION_MAX_DAYS, default 14).
    */
   sessions: { idleHours: number; maxDays: number }
+  /**
+   * Prometheus metrics (metrics/), off unless one of these is set: `token` serves GET /metrics on
+   * the main port to `Authorization: Bearer <token>` (METRICS_TOKEN); `port` a listener of its own
+   * on `host` (METRICS_PORT, METRICS_HOST, default 127.0.0.1) that serves /metrics without a token.
+   */
+  metrics: { token: string | undefined; port: number | undefined; host: string }
 }
 
 const MB = 1024 * 1024
@@ -132,6 +138,31 @@ function parseIdentityDocumentKey(raw: string | undefined, problems: string[]): 
     return undefined
   }
   return key
+}
+
+/** METRICS_TOKEN: long enough not to be guessed, and a valid header value (no spaces or control characters). */
+const METRICS_TOKEN_FORMAT = /^[\x21-\x7e]{16,512}$/
+
+/** METRICS_TOKEN, METRICS_PORT and METRICS_HOST (both unset: metrics off). */
+function parseMetrics(env: NodeJS.ProcessEnv, mainPort: number, problems: string[]): Config['metrics'] {
+  const token = env.METRICS_TOKEN || undefined
+  if (token !== undefined && !METRICS_TOKEN_FORMAT.test(token)) {
+    problems.push('METRICS_TOKEN must be 16 to 512 characters without spaces, e.g. the output of `openssl rand -hex 32`')
+  }
+  let port: number | undefined
+  const rawPort = env.METRICS_PORT
+  if (rawPort !== undefined && rawPort !== '') {
+    port = Number(rawPort)
+    if (!Number.isInteger(port) || port < 1 || port > 65535) {
+      problems.push(`METRICS_PORT must be an integer between 1 and 65535 (got "${rawPort}")`)
+      port = undefined
+    } else if (port === mainPort) {
+      problems.push(`METRICS_PORT must differ from PORT (both are ${port})`)
+    }
+  }
+  const host = env.METRICS_HOST || '127.0.0.1'
+  if (env.METRICS_HOST && !rawPort) problems.push('METRICS_HOST is set but METRICS_PORT is not: set the port the metrics listener should use')
+  return { token, port, host }
 }
 
 function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
@@ -225,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       idleHours: integer('SESSION_IDLE_HOURS', 12, 1, 24 * 365),
       maxDays: integer('SESSION_MAX_DAYS', 14, 1, 365),
     },
+    metrics: parseMetrics(env, port, problems),
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return config

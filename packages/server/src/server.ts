@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
 import { openInstanceDatabase } from './db/instance.ts'
@@ -5,6 +6,7 @@ import { createLogger } from './lib/logger.ts'
 import { createServices } from './compose-services.ts'
 import { startAdminSocket } from './admin/socket.ts'
 import { issueOperatorSetupLink } from './accounts/operator-setup.ts'
+import { listenForMetrics } from './http/routes/metrics.ts'
 
 /**
  * What a person starting the server needs: where to open the dashboard and, on an instance
@@ -19,6 +21,15 @@ function printWelcome(config: Config, setupLink: string | null): void {
     lines.push(`  ${setupLink}`)
   }
   ;(process.stdout.isTTY ? process.stdout : process.stderr).write(`\n${lines.join('\n')}\n\n`)
+}
+
+/** Where Prometheus reads the metrics, for the start's log line. */
+function metricsLocations(config: Config): string {
+  const { token, port, host } = config.metrics
+  const places: string[] = []
+  if (token !== undefined) places.push(`${config.publicUrl}/metrics (with METRICS_TOKEN)`)
+  if (port !== undefined) places.push(`http://${host.includes(':') ? `[${host}]` : host}:${port}/metrics`)
+  return places.join(', ') || 'off'
 }
 
 /** Process entry: open the database (migrating it), serve HTTP and the admin socket, shut down cleanly on SIGTERM/SIGINT. */
@@ -39,6 +50,7 @@ async function main(): Promise<void> {
   const app = await buildApp(services)
   const adminSocket = database.kind === 'pglite' ? await startAdminSocket(services) : undefined
 
+  let metricsListener: FastifyInstance | undefined
   let closing = false
   // Fastify 5.12 closes only the keep-alive connections that are idle when close() begins
   // (fastify#7044): one whose request was still running would stay open after its response and
@@ -60,6 +72,7 @@ async function main(): Promise<void> {
     try {
       await adminSocket?.close()
       await app.close()
+      await metricsListener?.close()
       await services.close()
       logger.info('shutdown complete')
       process.exit(0)
@@ -71,15 +84,23 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))
 
-  try {
-    await app.listen({ port: config.port, host: config.host })
-  } catch (error) {
-    // E.g. the port is taken: release the database and the lock rather than die holding them.
-    logger.fatal({ err: error }, `cannot listen on ${config.host}:${config.port}`)
+  // E.g. a port is taken: release the database and the lock rather than die holding them.
+  const cannotListen = async (error: unknown, where: string): Promise<never> => {
+    logger.fatal({ err: error }, `cannot listen on ${where}`)
+    await metricsListener?.close()
     await adminSocket?.close()
     await services.close()
     process.exit(1)
   }
+  const { metrics: metricsConfig } = config
+  // The metrics listener first: a port it cannot have stops the start before the server takes requests.
+  if (metricsConfig.port !== undefined) {
+    const where = { port: metricsConfig.port, host: metricsConfig.host }
+    metricsListener = await listenForMetrics(services.metrics, where, logger).catch((error: unknown) =>
+      cannotListen(error, `${where.host}:${where.port} (METRICS_PORT)`),
+    )
+  }
+  await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => cannotListen(error, `${config.host}:${config.port}`))
   logger.info(
     {
       url: config.publicUrl,
@@ -88,6 +109,7 @@ async function main(): Promise<void> {
       mcp: `${config.publicUrl}/api/mcp`,
       database: database.kind,
       mail: config.smtpUrl ? 'smtp' : 'local outbox',
+      metrics: metricsLocations(config),
     },
     'Signet is ready',
   )

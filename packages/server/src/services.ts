@@ -10,6 +10,7 @@ import type { Db } from './db/client.ts'
 import type { BackgroundLoop } from './lib/background-loop.ts'
 import type { Logger } from './lib/logger.ts'
 import type { MailDispatcher } from './mail/outbox.ts'
+import type { Metrics } from './metrics/metrics.ts'
 import type { PdfWork } from './pdf-work/pdf-work.ts'
 import type { Sealer } from './seal/sealer.ts'
 
@@ -38,4 +39,6 @@ export interface Services {
   fetchClientMetadata: MetadataFetcher
   /** Encrypts small secrets at rest (TOTP secrets) with the same instance key. */
   secrets: SecretSealer
+  /** Prometheus metrics (metrics/): domain code records counts through it; a no-op unless METRICS_TOKEN or METRICS_PORT is set. */
+  metrics: Metrics
 }

@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bodyOf, expectError } from './helpers/api.ts'
 import { createScratchDatabase } from './helpers/postgres.ts'
-import { cleanUpProcesses, makeTempDir, REPO_ROOT, runCli, startServer, type ServerProcess } from './helpers/processes.ts'
+import { cleanUpProcesses, makeTempDir, runCli, startServer, type ServerProcess } from './helpers/processes.ts'
 import { sessionCookieOf, sessionFetch, TEST_PASSWORD, uniqueUserEmail } from './helpers/session.ts'
 
 /**
@@ -44,20 +43,6 @@ async function admin<T>(args: string[]): Promise<T> {
   const result = await runCli(dataDir, args, env)
   if (result.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${result.code}: ${result.stderr}`)
   return JSON.parse(result.stdout) as T
-}
-
-/** The CLI with the password on standard input, as `--password-stdin` reads it. */
-function adminWithStdin(args: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/admin/cli.ts', ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-  child.stdin.end(input)
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })))
 }
 
 const logIn = (email: string, password: string) =>
@@ -105,8 +90,11 @@ describe('admin user commands', () => {
     expect(both.stderr).toContain('exactly one of --password and --password-stdin')
 
     const operatorEmail = uniqueUserEmail('root')
-    const fromStdin = await adminWithStdin(
+    // The password on standard input, as `--password-stdin` reads it.
+    const fromStdin = await runCli(
+      dataDir,
       ['user', 'create', '--email', operatorEmail, '--name', 'Rita Root', '--password-stdin', '--operator'],
+      env,
       `${TEST_PASSWORD}\n`,
     )
     expect(fromStdin.code).toBe(0)

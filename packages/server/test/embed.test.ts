@@ -1,4 +1,8 @@
+import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { checkAuditChain, readAuditTrail } from '../src/audit/audit-trail.ts'
+import { webhookDeliveries } from '../src/db/schema.ts'
+import { MAX_RECORDED_REFUSALS } from '../src/signing/embed/embed-links.ts'
 import { bodyOf, expectError, setupOrg, type Json, type TestOrg } from './helpers/api.ts'
 import { movableClock } from './helpers/clock.ts'
 import { sendForSigning, SignerClient, valuesFor } from './helpers/signing.ts'
@@ -12,10 +16,13 @@ let org: TestOrg
 const APP = 'https://app.example.com'
 
 beforeAll(async () => {
-  server = await startTestServer({ clock })
+  // A webhook endpoint on a closed loopback port: deliveries are queued (and fail), which shows what webhooks carry.
+  server = await startTestServer({ clock, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } })
   org = await setupOrg(server, { name: 'Acme Embeds' })
   const saved = await server.request('/api/v1/settings/embed', { method: 'PUT', key: org.apiKey, json: { origins: [APP, 'http://localhost:5173'] } })
   expect(saved.status).toBe(200)
+  const endpoint = await server.request('/api/v1/webhooks', { method: 'POST', key: org.apiKey, json: { url: 'http://127.0.0.1:9/hooks' } })
+  expect(endpoint.status).toBe(201)
 }, 120_000)
 afterAll(() => server.close())
 
@@ -49,12 +56,22 @@ async function openEmbedded(path: string, email: string): Promise<SignerClient> 
   return new SignerClient(server, location.slice('/sign/'.length), email)
 }
 
-const audit = async (documentId: string) =>
-  (await bodyOf<{ events: Json[] }>(await server.request(`/api/v1/documents/${documentId}/audit`, { key: org.apiKey }))).events
+const auditTrail = async (documentId: string) =>
+  bodyOf<{ events: Json[]; chain_valid: boolean }>(await server.request(`/api/v1/documents/${documentId}/audit`, { key: org.apiKey }))
+const audit = async (documentId: string) => (await auditTrail(documentId)).events
 
-async function expectLinkDoesNotWork(response: Response): Promise<void> {
+/** The words of an e-mailed link that does not work, and of an embedded one (signing/i18n/messages/en.json). */
+const EMAILED_LINK_TEXT = 'This signing link is not valid. Check that you copied the whole link from your e-mail.'
+const EMBEDDED_LINK_TEXT = 'This signing link has been used or has expired. Go back to the app that showed you the signing page and open it again from there.'
+
+/** The "does not work" page of an embed URL or an embedded page: it sends the signer back to the app, and never to their e-mail. */
+async function expectLinkDoesNotWork(response: Response): Promise<string> {
   expect(response.status).toBe(404)
-  expect(await response.text()).toContain('This link does not work')
+  const html = await response.text()
+  expect(html).toContain('<h1>This link does not work</h1>')
+  expect(html).toContain(`<p>${EMBEDDED_LINK_TEXT}</p>`)
+  expect(html).not.toMatch(/e-?mail/i)
+  return html
 }
 
 describe('an embed URL', () => {
@@ -69,9 +86,11 @@ describe('an embed URL', () => {
     expect(html).toContain(`"parentOrigin":"${APP}"`)
     // Opening the URL is not a view (a frame the browser refuses opens it too): the page's script, or finishing, records it.
     expect((await audit(documentId)).map((e) => e.event)).toEqual(['document.sent'])
-    // Single use: the second GET, and a made-up token, show the page every dead link shows.
+    // Single use: the second GET, and a made-up token, show the page of a dead embedded link.
     await expectLinkDoesNotWork(await open(path))
     await expectLinkDoesNotWork(await open('/sign/embed/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'))
+    // The refused second open is in the trail (a made-up token names no document).
+    expect((await audit(documentId)).map((e) => e.event)).toEqual(['document.sent', 'signer.embed_url_refused'])
 
     expect(await bodyOf(await page.finish(valuesFor(0)))).toEqual({ status: 'signed', document_status: 'completed' })
     const events = await audit(documentId)
@@ -150,6 +169,104 @@ describe('an embed URL', () => {
     await expectError(await embed(documentId, signerId!, { parent_origin: '*' }), 400)
     await expectError(await embed(documentId, signerId!, { signer_authenticated: 'yes' }), 400)
     await expectError(await embed(documentId, signerId!, { url: 'x' }), 400)
+  })
+})
+
+describe('a used or expired embed URL opened again', () => {
+  it('is recorded in the hash-chained audit trail with its reason, and the chain still verifies', async () => {
+    const { documentId, signers } = await sendForSigning(server, org)
+    const [signerId] = await signerIdsOf(documentId)
+    const used = await embedPath(documentId, signerId!, { parent_origin: APP })
+    await openEmbedded(used, signers[0]!.email)
+    await expectLinkDoesNotWork(await open(used))
+    const stale = await embedPath(documentId, signerId!)
+    advance(5 * 60_000 + 1000)
+    await expectLinkDoesNotWork(await open(stale))
+
+    const { events, chain_valid } = await auditTrail(documentId)
+    expect(chain_valid).toBe(true)
+    expect(checkAuditChain(await readAuditTrail(server.services.db, documentId)).intact).toBe(true)
+    const keyName = org.apiKey.slice(0, 'sgn_live_'.length + 8)
+    const embedded = { embedded: true, vouched_by: `api_key ${keyName}`, signer_authenticated_by_integrator: false }
+    const refused = {
+      event: 'signer.embed_url_refused',
+      actor: signers[0]!.email,
+      signer_id: signerId,
+      ip: '127.0.0.1',
+      user_agent: 'EmbedTest/1.0',
+      auth_method: 'api_key',
+    }
+    expect(events.map((e) => e.event)).toEqual(['document.sent', 'signer.embed_url_refused', 'signer.embed_url_refused'])
+    expect(events.slice(1)).toEqual([
+      expect.objectContaining({ ...refused, data: { ...embedded, reason: 'used' } }),
+      expect.objectContaining({ ...refused, data: { ...embedded, reason: 'expired' } }),
+    ])
+    // Each event chains to the one before.
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3])
+  })
+
+  it('is not a webhook event: endpoints get only the events of the contract', async () => {
+    const { documentId, signers } = await sendForSigning(server, org)
+    const [signerId] = await signerIdsOf(documentId)
+    const path = await embedPath(documentId, signerId!)
+    const page = await openEmbedded(path, signers[0]!.email)
+    await expectLinkDoesNotWork(await open(path))
+    expect(await bodyOf(await page.view())).toEqual({ ok: true })
+    const refusal = (await audit(documentId)).find((e) => e.event === 'signer.embed_url_refused')
+    expect(refusal).toBeDefined()
+
+    const queued = await server.services.db.select({ event: webhookDeliveries.event }).from(webhookDeliveries).where(eq(webhookDeliveries.orgId, org.orgId))
+    // The view of this document was queued for the endpoint; the refusal never is.
+    expect(queued.map((d) => d.event)).toContain('document.viewed')
+    expect(new Set(queued.map((d) => d.event))).not.toContain('signer.embed_url_refused')
+  })
+
+  it(`keeps at most ${MAX_RECORDED_REFUSALS} refusals per signer, however often the URL is reloaded`, async () => {
+    const { documentId, signers } = await sendForSigning(server, org)
+    const [signerId] = await signerIdsOf(documentId)
+    const path = await embedPath(documentId, signerId!)
+    await openEmbedded(path, signers[0]!.email)
+    for (let i = 0; i < MAX_RECORDED_REFUSALS + 3; i++) expect((await open(path)).status).toBe(404)
+    const { events, chain_valid } = await auditTrail(documentId)
+    expect(events.filter((e) => e.event === 'signer.embed_url_refused')).toHaveLength(MAX_RECORDED_REFUSALS)
+    expect(chain_valid).toBe(true)
+  })
+})
+
+describe('the "This link does not work" page', () => {
+  it('of an embedded page past its hours sends the signer back to the app, inside the frame, in their language', async () => {
+    const { documentId, signers } = await sendForSigning(server, org)
+    const [signerId] = await signerIdsOf(documentId)
+    const page = await openEmbedded(await embedPath(documentId, signerId!), signers[0]!.email)
+    advance(13 * 3_600_000)
+    const expired = await page.page()
+    expect(expired.headers.get('content-security-policy')).toContain(`frame-ancestors ${APP} http://localhost:5173`)
+    await expectLinkDoesNotWork(expired)
+    // The JSON calls of that page say the same.
+    await expectError(await page.view(), 404, EMBEDDED_LINK_TEXT)
+
+    const german = await server.request(`/sign/${page.token}`, { headers: { 'accept-language': 'de' } })
+    expect(german.status).toBe(404)
+    const html = await german.text()
+    expect(html).toContain('<h1>Dieser Link funktioniert nicht</h1>')
+    expect(html).toContain('Kehren Sie zu der App zurück, die Ihnen die Seite zum Unterschreiben gezeigt hat, und öffnen Sie sie dort erneut.')
+    expect(html).not.toMatch(/e-?mail/i)
+  })
+
+  it('of an embed URL that is not one (malformed, or too long for the router) says the same', async () => {
+    await expectLinkDoesNotWork(await open('/sign/embed/short'))
+    await expectLinkDoesNotWork(await open(`/sign/embed/${'A'.repeat(120)}`))
+    await expectLinkDoesNotWork(await open(`/sign/em_${'A'.repeat(43)}`))
+  })
+
+  it('of an e-mailed link keeps pointing to the e-mail', async () => {
+    for (const path of [`/sign/${'A'.repeat(43)}`, '/sign/short', `/sign/${'A'.repeat(120)}`]) {
+      const response = await server.request(path)
+      expect(response.status, path).toBe(404)
+      const html = await response.text()
+      expect(html, path).toContain(`<p>${EMAILED_LINK_TEXT}</p>`)
+      expect(html, path).not.toContain(EMBEDDED_LINK_TEXT)
+    }
   })
 })
 

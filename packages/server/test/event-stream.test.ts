@@ -1,9 +1,10 @@
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { eq } from 'drizzle-orm'
+import { and, eq, isNull } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openDatabase } from '../src/db/client.ts'
 import { eventStreamSessions, streamTestEvents } from '../src/db/schema.ts'
+import { closeLostStreamSessions, HEARTBEAT_MS, HEARTBEAT_WINDOW_MS, MAX_STREAMS_PER_ORG } from '../src/events/stream-sessions.ts'
 import { bodyOf, expectError, uniqueEmail } from './helpers/api.ts'
 import {
   cleanUpProcesses,
@@ -17,7 +18,8 @@ import {
   type ServerProcess,
 } from './helpers/processes.ts'
 import { pngDataUrl, SignerClient, tokenFromMail } from './helpers/signing.ts'
-import type { TestServer } from './helpers/test-server.ts'
+import { createScratchDatabase } from './helpers/postgres.ts'
+import { startTestServer, type TestServer } from './helpers/test-server.ts'
 import { startWebhookReceiver, type WebhookReceiver } from './helpers/webhook-receiver.ts'
 
 /*
@@ -135,20 +137,48 @@ let readOnlyKey: string
 let revocableKey: { api_key: string; prefix?: string }
 const readers: StreamReader[] = []
 
-async function openStream(key: string, headers: Record<string, string> = {}): Promise<StreamReader> {
+/** How a test reaches a server: a process's request function or an in-process TestServer's. */
+type RequestTo = (path: string, init: RequestInit & { key?: string }) => Promise<Response>
+
+async function openStream(
+  key: string,
+  headers: Record<string, string> = {},
+  to: RequestTo = (path, init) => server.request(path, init),
+): Promise<StreamReader> {
   const controller = new AbortController()
-  const response = await server.request('/api/v1/events', { key, headers, signal: controller.signal })
+  const response = await to('/api/v1/events', { key, headers, signal: controller.signal })
   const reader = new StreamReader(response, controller)
   readers.push(reader)
   return reader
 }
 
 /** An opened stream after its `ready` message. */
-async function readyStream(key: string, headers: Record<string, string> = {}): Promise<StreamReader> {
-  const reader = await openStream(key, headers)
+async function readyStream(key: string, headers: Record<string, string> = {}, to?: RequestTo): Promise<StreamReader> {
+  const reader = await openStream(key, headers, to)
   expect(reader.response.status).toBe(200)
   await reader.waitFor(1)
   return reader
+}
+
+/** A stream asked for: a reader when it opened, else the refusal's response (its body unread). */
+async function attemptStream(key: string, to: RequestTo): Promise<{ status: number; reader?: StreamReader; refusal?: Response }> {
+  const controller = new AbortController()
+  const response = await to('/api/v1/events', { key, signal: controller.signal })
+  if (response.status !== 200) return { status: response.status, refusal: response }
+  const reader = new StreamReader(response, controller)
+  readers.push(reader)
+  return { status: 200, reader }
+}
+
+/** Polls `check` until it holds (rejects with what it last saw after timeoutMs). */
+async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = performance.now() + timeoutMs
+  for (;;) {
+    const value = await read()
+    if (check(value)) return value
+    if (performance.now() > deadline) throw new Error(`still ${JSON.stringify(value)} after ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
 }
 
 /** A request for a stream that is refused: its error body. */
@@ -423,9 +453,207 @@ describe('the live event stream', () => {
         // The Free org's first stream carried its two own events, the revoked key's one.
         expect(sessions.map((s) => s.eventsSent).sort()).toEqual([1, 2])
         expect(new Set(sessions.map((s) => s.apiKeyId)).size).toBe(2)
+        // Why each ended: the revoked key's, and the one still open when the server stopped.
+        expect(sessions.map((s) => s.endReason).sort()).toEqual(['credential_revoked', 'server_shutdown'])
       } finally {
         await database.close()
       }
+    },
+    TIMEOUT_MS,
+  )
+})
+
+/*
+ * The cap holds across server processes: it counts the live rows of event_stream_sessions (not
+ * ended, heartbeat within HEARTBEAT_WINDOW_MS). These servers run in this process, so their
+ * database is at hand to plant the rows another process (or a dead one) would have left.
+ */
+describe('the cap counts live sessions in the database', () => {
+  let local: TestServer
+  let orgId: string
+  let apiKey: string
+  const to: RequestTo = (path, init) => local.request(path, init)
+
+  /** A session row as another server process left it: its heartbeat `ageMs` ago. */
+  const plantSession = async (ageMs: number) => {
+    const seen = new Date(local.services.clock.now().getTime() - ageMs)
+    const [row] = await local.services.db
+      .insert(eventStreamSessions)
+      .values({ orgId, authMethod: 'api_key', ip: '192.0.2.7', startedAt: seen, lastSeenAt: seen })
+      .returning()
+    return row!.id
+  }
+  const sessionsOf = () => local.services.db.select().from(eventStreamSessions).where(eq(eventStreamSessions.orgId, orgId))
+  const sessionById = async (id: string) => (await sessionsOf()).find((row) => row.id === id)
+
+  beforeAll(async () => {
+    // The background sweep runs once at start, then not during these tests: they run it themselves.
+    local = await startTestServer({ env: { JOB_POLL_MS: '3600000' } })
+    ;({ orgId, apiKey } = await local.createOrg('pro', 'Cap Co'))
+  }, TIMEOUT_MS)
+  afterAll(async () => {
+    for (const reader of readers) reader.close()
+    await local.close()
+  }, TIMEOUT_MS)
+
+  it(
+    "counts another process's live streams, not a dead process's; the sweep closes the dead one's session",
+    async () => {
+      const dead = await plantSession(HEARTBEAT_WINDOW_MS + 15_000)
+      const [elsewhereA, elsewhereB] = [await plantSession(1_000), await plantSession(5_000)]
+      const ours = []
+      for (let i = 0; i < MAX_STREAMS_PER_ORG - 2; i++) ours.push(await readyStream(apiKey, {}, to))
+      // Two live elsewhere and three here: the sixth is refused, the dead session does not count.
+      await expectError(await to('/api/v1/events', { key: apiKey }), 429, /already has 5 live event streams open/)
+
+      // A stream that ends is closed in the database at once, and frees its place.
+      ours.pop()?.close()
+      const closed = await eventually(sessionsOf, (rows) => rows.some((row) => row.endReason === 'client_closed'))
+      expect(closed.filter((row) => row.endedAt === null)).toHaveLength(5)
+      ours.push(await readyStream(apiKey, {}, to))
+
+      await closeLostStreamSessions(local.services.db, local.services.clock.now())
+      const deadRow = await sessionById(dead)
+      expect(deadRow).toMatchObject({ endReason: 'heartbeat_lost', endedAt: deadRow?.lastSeenAt })
+      for (const id of [elsewhereA, elsewhereB]) expect(await sessionById(id)).toMatchObject({ endedAt: null, endReason: null })
+      const open = await local.services.db
+        .select()
+        .from(eventStreamSessions)
+        .where(and(eq(eventStreamSessions.orgId, orgId), isNull(eventStreamSessions.endedAt)))
+      expect(open).toHaveLength(MAX_STREAMS_PER_ORG)
+      for (const reader of ours) reader.close()
+      // Only the other process's two stay open.
+      await eventually(sessionsOf, (rows) => rows.filter((row) => row.endedAt === null).length === 2)
+    },
+    TIMEOUT_MS,
+  )
+
+  it(
+    "beats every open stream's heartbeat, and ends a stream whose session the sweep closed",
+    async () => {
+      const [kept, lost] = [await readyStream(apiKey, {}, to), await readyStream(apiKey, {}, to)]
+      const ids = [kept, lost].map((reader) => (JSON.parse(reader.messages[0]?.data ?? '{}') as { stream_id: string }).stream_id)
+      const openedAt = (await sessionById(ids[0]!))!.lastSeenAt.getTime()
+      // As if this process had gone unheard: the sweep takes the second one for dead and closes it.
+      await local.services.db
+        .update(eventStreamSessions)
+        .set({ lastSeenAt: new Date(openedAt - HEARTBEAT_WINDOW_MS - 1_000) })
+        .where(eq(eventStreamSessions.id, ids[1]!))
+      await closeLostStreamSessions(local.services.db, local.services.clock.now())
+
+      // At the next heartbeat: the first is marked alive again, the second ends.
+      await lost.waitForEnd(HEARTBEAT_MS + 5_000)
+      expect(kept.ended).toBe(false)
+      const beaten = await eventually(
+        () => sessionById(ids[0]!),
+        (row) => (row?.lastSeenAt.getTime() ?? 0) > openedAt,
+      )
+      expect(beaten?.endedAt).toBeNull()
+      expect(await sessionById(ids[1]!)).toMatchObject({ endReason: 'heartbeat_lost' })
+      kept.close()
+    },
+    TIMEOUT_MS,
+  )
+})
+
+describe('the background sweep', () => {
+  let local: TestServer
+
+  beforeAll(async () => {
+    local = await startTestServer({ env: { JOB_POLL_MS: '100' } })
+  }, TIMEOUT_MS)
+  afterAll(() => local.close(), TIMEOUT_MS)
+
+  it(
+    'closes the session a dead process left open, and leaves live ones open',
+    async () => {
+      const { orgId } = await local.createOrg('pro', 'Sweep Co')
+      const now = local.services.clock.now().getTime()
+      const session = (lastSeen: number) => ({ orgId, authMethod: 'api_key', startedAt: new Date(now - 3_600_000), lastSeenAt: new Date(lastSeen) })
+      const [dead, live] = await local.services.db
+        .insert(eventStreamSessions)
+        .values([session(now - HEARTBEAT_WINDOW_MS - 60_000), session(now)])
+        .returning({ id: eventStreamSessions.id })
+      const rowOf = async (id: string) => (await local.services.db.select().from(eventStreamSessions).where(eq(eventStreamSessions.id, id)))[0]
+      const closed = await eventually(
+        () => rowOf(dead!.id),
+        (row) => row?.endedAt != null,
+      )
+      expect(closed).toMatchObject({ endReason: 'heartbeat_lost', endedAt: new Date(now - HEARTBEAT_WINDOW_MS - 60_000) })
+      expect(await rowOf(live!.id)).toMatchObject({ endedAt: null, endReason: null })
+    },
+    TIMEOUT_MS,
+  )
+})
+
+/** Two real server processes on one PostgreSQL database share the cap (PGlite is single-process: skipped there). */
+describe.runIf(usingPostgres)('two server processes sharing one PostgreSQL', () => {
+  let scratch: Awaited<ReturnType<typeof createScratchDatabase>>
+  let servers: [ServerProcess, ServerProcess]
+  let org: CreatedOrg
+  const at =
+    (which: ServerProcess): RequestTo =>
+    (path, init) =>
+      which.request(path, init)
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase(process.env.DATABASE_URL ?? '')
+    const env = { DATABASE_URL: scratch.url }
+    servers = await Promise.all([startServer({ dataDir: makeTempDir('streams-a'), env }), startServer({ dataDir: makeTempDir('streams-b'), env })])
+    org = await runCliJson<CreatedOrg>(makeTempDir('streams-cli'), ['org', 'create', '--name', 'Two Processes', '--plan', 'pro'], env)
+  }, TIMEOUT_MS * 2)
+  afterAll(async () => {
+    for (const reader of readers) reader.close()
+    await Promise.all(servers.map((s) => s.stop()))
+    await scratch.drop()
+  }, TIMEOUT_MS)
+
+  it(
+    'five streams on one process leave no sixth on the other; one ends, and the other may open it',
+    async () => {
+      const [a, b] = servers
+      const onA = []
+      for (let i = 0; i < MAX_STREAMS_PER_ORG; i++) onA.push(await readyStream(org.api_key, {}, at(a)))
+      await expectError(await b.request('/api/v1/events', { key: org.api_key }), 429, /already has 5 live event streams open/)
+
+      onA.pop()?.close()
+      // The end is recorded as the first process sees the client leave: then the second may open one.
+      const opened = await eventually(
+        () => attemptStream(org.api_key, at(b)),
+        (attempt) => attempt.status === 200,
+      )
+      await opened.reader?.waitFor(1)
+      await expectError(await a.request('/api/v1/events', { key: org.api_key }), 429, /already has 5 live event streams open/)
+      opened.reader?.close()
+      for (const reader of onA) reader.close()
+    },
+    TIMEOUT_MS,
+  )
+
+  it(
+    'two processes opening the last free stream at once: exactly one wins',
+    async () => {
+      const [a, b] = servers
+      // Wait until the previous test's streams are recorded as ended.
+      const database = await openDatabase({ databaseUrl: scratch.url })
+      try {
+        await eventually(
+          () =>
+            database.db
+              .select()
+              .from(eventStreamSessions)
+              .where(and(eq(eventStreamSessions.orgId, org.org_id), isNull(eventStreamSessions.endedAt))),
+          (rows) => rows.length === 0,
+        )
+      } finally {
+        await database.close()
+      }
+      const held = []
+      for (let i = 0; i < MAX_STREAMS_PER_ORG - 1; i++) held.push(await readyStream(org.api_key, {}, at(i % 2 === 0 ? a : b)))
+      const racing = await Promise.all([a, b, a, b].map((server) => attemptStream(org.api_key, at(server))))
+      expect(racing.map((attempt) => attempt.status).sort()).toEqual([200, 429, 429, 429])
+      for (const reader of held) reader.close()
+      for (const attempt of racing) attempt.reader?.close()
     },
     TIMEOUT_MS,
   )

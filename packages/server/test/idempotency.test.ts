@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto'
+import { and, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { idempotentRequests } from '../src/db/schema.ts'
+import { deleteExpiredIdempotentRequests, IDEMPOTENCY_WINDOW_MS } from '../src/idempotency/idempotent-requests.ts'
+import { bodyOf, setupOrg, uniqueEmail, type TestOrg } from './helpers/api.ts'
 import {
   cleanUpProcesses,
   makeTempDir,
@@ -10,6 +14,7 @@ import {
   type CreatedTemplate,
   type ServerProcess,
 } from './helpers/processes.ts'
+import { startTestServer, type TestServer } from './helpers/test-server.ts'
 
 /**
  * The Idempotency-Key extension on the create routes, against the server as `npm start` runs it:
@@ -134,8 +139,9 @@ describe('Idempotency-Key on POST /api/v1/documents and /api/v1/webhooks', () =>
     expect(await documentsFor(email)).toBe(2)
   })
 
-  test('a malformed key is a 400 and creates nothing', async () => {
+  test('a malformed key is a 400 that says in words what a key is, and creates nothing', async () => {
     const email = `gus-${randomUUID()}@example.com`
+    // Empty, a space, one character too long, and a character beyond ASCII (sent as the byte 0xE9).
     for (const key of ['', 'with space', 'x'.repeat(256), 'é']) {
       const response = await server.request('/api/v1/documents', {
         method: 'POST',
@@ -144,9 +150,35 @@ describe('Idempotency-Key on POST /api/v1/documents and /api/v1/webhooks', () =>
         json: { template_id: templateId, signer: { email } },
       })
       expect(response.status, JSON.stringify(key)).toBe(400)
-      expect(await response.json()).toMatchObject({ code: 'validation_failed', field: '/idempotency-key' })
+      expect(await response.json(), JSON.stringify(key)).toEqual({
+        error: 'Idempotency-Key must be 1 to 255 printable ASCII characters (no spaces), such as a UUID.',
+        code: 'validation_failed',
+        field: '/idempotency-key',
+      })
     }
-    expect(await documentsFor(email)).toBe(0)
+    // The longest key is fine.
+    expect((await create('k'.repeat(255), email)).status).toBe(201)
+    expect(await documentsFor(email)).toBe(1)
+  })
+
+  test('a malformed key on POST /api/v1/seals and /api/v1/webhooks gets the same words, before the body is validated', async () => {
+    const requests = [
+      server.request('/api/v1/seals', {
+        method: 'POST',
+        key: org.api_key,
+        headers: { 'idempotency-key': 'a b', 'content-type': 'application/pdf' },
+        body: 'not a PDF',
+      }),
+      server.request('/api/v1/webhooks', { method: 'POST', key: org.api_key, headers: { 'idempotency-key': 'a b' }, json: {} }),
+    ]
+    for (const response of await Promise.all(requests)) {
+      expect(response.status, response.url).toBe(400)
+      expect(await response.json(), response.url).toEqual({
+        error: 'Idempotency-Key must be 1 to 255 printable ASCII characters (no spaces), such as a UUID.',
+        code: 'validation_failed',
+        field: '/idempotency-key',
+      })
+    }
   })
 
   test('a failed request keeps no answer: its repeat runs again', async () => {
@@ -174,5 +206,98 @@ describe('Idempotency-Key on POST /api/v1/documents and /api/v1/webhooks', () =>
     expect(await repeat.text()).toBe(firstBody)
     const list = (await (await server.request('/api/v1/webhooks', { key: org.api_key })).json()) as { webhooks: { url: string }[] }
     expect(list.webhooks.filter((w) => w.url === `http://127.0.0.1:9/${key}`)).toHaveLength(1)
+  })
+})
+
+/*
+ * Keys past their 24 hours, on a server in this process (its database at hand): the background
+ * sweep deletes them, and a keyed request only claims its own key.
+ */
+describe('expired Idempotency-Keys', () => {
+  const ROUTE = 'POST /api/v1/documents'
+  let server: TestServer
+  let org: TestOrg
+
+  /** A key row as a request long ago left it (a stored 201, or still running). */
+  const insertKey = (key: string, ageMs: number, answered = true) =>
+    server.services.db.insert(idempotentRequests).values({
+      orgId: org.orgId,
+      route: ROUTE,
+      key,
+      requestHash: 'an earlier request',
+      status: answered ? 201 : null,
+      responseBody: null,
+      createdAt: new Date(server.services.clock.now().getTime() - ageMs),
+    })
+  const keyRow = async (key: string) =>
+    (
+      await server.services.db
+        .select()
+        .from(idempotentRequests)
+        .where(and(eq(idempotentRequests.orgId, org.orgId), eq(idempotentRequests.route, ROUTE), eq(idempotentRequests.key, key)))
+    )[0]
+  const send = (key: string, email: string) =>
+    server.request('/api/v1/documents', {
+      method: 'POST',
+      key: org.apiKey,
+      headers: { 'idempotency-key': key },
+      json: { template_id: org.templateId, signer: { email } },
+    })
+
+  describe('with the sweep not due', () => {
+    beforeAll(async () => {
+      // The background sweep runs once at start, then not again during these tests.
+      server = await startTestServer({ env: { JOB_POLL_MS: '3600000' } })
+      org = await setupOrg(server)
+    }, TIMEOUT_MS)
+    afterAll(() => server.close(), TIMEOUT_MS)
+
+    test('a keyed request leaves other expired keys to the sweep, and takes over its own expired key as new', async () => {
+      const [own, other, recent] = [randomUUID(), randomUUID(), randomUUID()]
+      await insertKey(own, IDEMPOTENCY_WINDOW_MS + 60_000)
+      await insertKey(other, IDEMPOTENCY_WINDOW_MS + 60_000, false)
+      await insertKey(recent, IDEMPOTENCY_WINDOW_MS - 60_000)
+
+      // Its own key is past its window: the request runs (no replay, no 409 for the other body).
+      const email = uniqueEmail()
+      const fresh = await send(own, email)
+      expect(fresh.status).toBe(201)
+      expect(fresh.headers.get('idempotent-replayed')).toBeNull()
+      const created = await bodyOf<{ id: string }>(fresh)
+      // And its answer is kept for repeats, under the key it took over.
+      const repeat = await send(own, email)
+      expect(repeat.headers.get('idempotent-replayed')).toBe('true')
+      expect((await bodyOf<{ id: string }>(repeat)).id).toBe(created.id)
+
+      // The request deleted nothing: the other expired key is still there until the sweep.
+      expect(await keyRow(other)).toMatchObject({ key: other, status: null })
+      await deleteExpiredIdempotentRequests(server.services.db, server.services.clock.now())
+      expect(await keyRow(other)).toBeUndefined()
+      expect(await keyRow(recent)).toMatchObject({ key: recent })
+      expect(await keyRow(own)).toMatchObject({ key: own, status: 201 })
+
+      // A key still within its window is not taken over: the other request is told so.
+      const reused = await send(recent, email)
+      expect(reused.status).toBe(409)
+      expect((await bodyOf(reused)).code).toBe('idempotency_key_reused')
+    })
+  })
+
+  describe('with the sweep every 100 ms', () => {
+    beforeAll(async () => {
+      server = await startTestServer({ env: { JOB_POLL_MS: '100' } })
+      org = await setupOrg(server)
+    }, TIMEOUT_MS)
+    afterAll(() => server.close(), TIMEOUT_MS)
+
+    test('the background sweep deletes keys past their 24 hours and keeps the others', async () => {
+      const [expired, live] = [randomUUID(), randomUUID()]
+      await insertKey(expired, IDEMPOTENCY_WINDOW_MS + 1_000)
+      await insertKey(live, IDEMPOTENCY_WINDOW_MS - 60_000)
+      const deadline = Date.now() + 10_000
+      while ((await keyRow(expired)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(await keyRow(expired)).toBeUndefined()
+      expect(await keyRow(live)).toMatchObject({ key: live })
+    })
   })
 })

@@ -66,7 +66,37 @@ const wait = defineTool({
     return { structured: { org: actor.orgId, key } }
   },
 })
-const tools = [whoami, wait] as unknown as AgentTool[]
+/** A result with everything a tool result may carry: escapes and non-ASCII in its JSON, a file and an image after it. */
+const files = defineTool({
+  name: 'files',
+  title: 'Files',
+  description: 'A file and an image.',
+  input: Type.Object({}, { additionalProperties: false }),
+  output: Type.Object({ name: Type.String(), note: Type.Optional(Type.String()) }),
+  scope: 'read',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  run: async () => ({
+    structured: { name: 'Contrat « signé » — \u2028 "quoted" \\ \n 署名.pdf', note: undefined },
+    extra: [
+      { type: 'resource', resource: { uri: 'http://signet.invalid/file.pdf', mimeType: 'application/pdf', blob: Buffer.from('%PDF-1.7').toString('base64') } },
+      { type: 'image', data: Buffer.from('png').toString('base64'), mimeType: 'image/png' },
+    ],
+  }),
+})
+/** A defect of ours: callTool logs it through the context's services and answers a tool error. */
+const broken = defineTool({
+  name: 'broken',
+  title: 'Broken',
+  description: 'Throws.',
+  input: Type.Object({}, { additionalProperties: false }),
+  output: OrgOutput,
+  scope: 'read',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  run: async () => {
+    throw new Error('a defect')
+  },
+})
+const tools = [whoami, wait, files, broken] as unknown as AgentTool[]
 const toolbox: Toolbox = {
   listing: tools.map((tool) => ({
     scope: tool.scope,
@@ -139,6 +169,29 @@ describe('the same answers as the SDK transport', () => {
     ['tools/call with arguments null', rpc(3, 'tools/call', { name: 'whoami', arguments: null })],
     ['tools/call without a name', rpc(3, 'tools/call', { arguments: {} })],
     ['tools/call asking for a task', rpc(3, 'tools/call', { name: 'whoami', arguments: {}, task: { ttl: 5 } })],
+    ['tools/call with a string id', call('call-1', 'whoami')],
+    ['tools/call with id 0', call(0, 'whoami')],
+    ['tools/call with id ""', call('', 'whoami')],
+    ['tools/call with id 1.5', call(1.5, 'whoami')],
+    ['tools/call with id 2^60', call(2 ** 60, 'whoami')],
+    ['tools/call with id null', call(null, 'whoami')],
+    ['tools/call without arguments', rpc(3, 'tools/call', { name: 'whoami' })],
+    ['tools/call with arguments an array', rpc(3, 'tools/call', { name: 'whoami', arguments: [] })],
+    ['tools/call with arguments a string', rpc(3, 'tools/call', { name: 'whoami', arguments: 'x' })],
+    ['tools/call with a number for a name', rpc(3, 'tools/call', { name: 5, arguments: {} })],
+    ['tools/call with params of its own', rpc(3, 'tools/call', { name: 'whoami', arguments: {}, extra: true })],
+    ['tools/call with _meta', rpc(3, 'tools/call', { name: 'whoami', arguments: {}, _meta: { progressToken: 'p' } })],
+    ['tools/call with a bad _meta', rpc(3, 'tools/call', { name: 'whoami', arguments: {}, _meta: { progressToken: 1.5 } })],
+    ['tools/call without params', rpc(3, 'tools/call')],
+    ['tools/call with params null', rpc(3, 'tools/call', null)],
+    ['tools/call with jsonrpc 1.0', { ...call(3, 'whoami'), jsonrpc: '1.0' }],
+    ['tools/call with an extra key', { ...call(3, 'whoami'), extra: 1 }],
+    ['tools/call in a batch of one', [call(3, 'whoami')]],
+    ['tools/call of a tool with files', call(3, 'files')],
+    ['tools/call whose defect cannot be logged (callTool rejects)', call(3, 'broken')],
+    ['tools/call, an unsupported MCP-Protocol-Version', call(3, 'whoami'), { 'mcp-protocol-version': '1999-01-01' }],
+    ['tools/call, no MCP-Protocol-Version', call(3, 'whoami'), { 'mcp-protocol-version': undefined }],
+    ['tools/call, Accept: application/json', call(3, 'whoami'), { accept: 'application/json' }],
     ['an unknown method', rpc(1, 'foo/bar')],
     ['logging/setLevel (no logging capability)', rpc(1, 'logging/setLevel', { level: 'info' })],
     ['a batch of two', [call('first', 'whoami'), rpc(2, 'ping')]],
@@ -197,6 +250,53 @@ describe('the same answers as the SDK transport', () => {
   })
 })
 
+describe('the same answers as the SDK transport, for other callers', () => {
+  const errors: unknown[] = []
+  const logged: ToolContext = { ...contextOf('org-logged'), services: { logger: { error: (entry: unknown) => errors.push(entry) } } as unknown as Services }
+  const cases: [string, unknown, ToolContext][] = [
+    ['a defect of a tool, logged', call(3, 'broken'), logged],
+    ['a write tool for a read-only key', call(3, 'wait', { key: 'never' }), contextOf('org-r', ['read'])],
+    ['a write tool for a read-only key, in a batch', [call(3, 'wait', { key: 'never' })], contextOf('org-r', ['read'])],
+  ]
+
+  test.each(cases)('%s', async (_name, body, context) => {
+    const expected = await sdkAnswer(HEADERS, structuredClone(body), context)
+    const actual = await mcp.answer(HEADERS, structuredClone(body), context)
+    expect(actual).toEqual({ status: expected.status, body: expected.body })
+  })
+
+  test('the defect was logged by both', () => {
+    expect(errors).toHaveLength(2)
+  })
+})
+
+describe('a lone tools/call', () => {
+  test('is answered without the Server (no request waits in it), as a batch of one is not', async () => {
+    const lone = answer(call(1, 'wait', { key: 'lone' }))
+    await calledWith('lone')
+    expect(mcp.pendingRequests).toBe(0)
+    open('lone')
+    expect(jsonOf(await lone)).toMatchObject({ id: 1, result: { structuredContent: { org: 'org-a', key: 'lone' } } })
+    const batch = answer([call(1, 'wait', { key: 'batch-of-one' })])
+    await calledWith('batch-of-one')
+    expect(mcp.pendingRequests).toBe(1)
+    open('batch-of-one')
+    // A batch's one response is answered as an object, as the SDK's transport answered it.
+    expect(jsonOf(await batch)).toMatchObject({ id: 1, result: { structuredContent: { org: 'org-a', key: 'batch-of-one' } } })
+  })
+
+  test('still running when the transport closes: answered as the SDK transport answered then (404), once', async () => {
+    const own = await startMcpServer(toolbox, '1.0.0')
+    const running = own.answer(HEADERS, call(1, 'wait', { key: 'closing' }), ORG_A)
+    await calledWith('closing')
+    await own.close()
+    const sessionNotFound = { status: 404, body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }) }
+    expect(await running).toEqual(sessionNotFound)
+    open('closing')
+    expect(await own.answer(HEADERS, call(2, 'whoami'), ORG_A)).toEqual(sessionNotFound)
+  })
+})
+
 describe('one Server for every client', () => {
   test('two clients with the same id at once: each gets its own answer, under its own id', async () => {
     const a = answer(call(1, 'wait', { key: 'same-id-a' }), ORG_A)
@@ -213,8 +313,8 @@ describe('one Server for every client', () => {
 
   test('tools/list is the caller’s: a read-only key is not shown the write tool, at the same time as another is', async () => {
     const [full, readOnly] = await Promise.all([answer(rpc(1, 'tools/list'), ORG_A), answer(rpc(1, 'tools/list'), contextOf('org-r', ['read']))])
-    expect((jsonOf(full) as { result: { tools: Json[] } }).result.tools.map((t) => t.name)).toEqual(['whoami', 'wait'])
-    expect((jsonOf(readOnly) as { result: { tools: Json[] } }).result.tools.map((t) => t.name)).toEqual(['whoami'])
+    expect((jsonOf(full) as { result: { tools: Json[] } }).result.tools.map((t) => t.name)).toEqual(['whoami', 'wait', 'files', 'broken'])
+    expect((jsonOf(readOnly) as { result: { tools: Json[] } }).result.tools.map((t) => t.name)).toEqual(['whoami', 'files', 'broken'])
   })
 
   test('a batch: the answers in the order of the requests, under their ids, while another client’s batch runs', async () => {

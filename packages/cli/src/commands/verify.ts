@@ -1,6 +1,6 @@
-// The open-source verifier's own command (packages/verify/src/cli.ts): the same checks, output and
-// exit codes as `signet-verify`, offline. Its package exports only the library, hence the path.
-import { main as verifierMain } from '../../../verify/src/cli.ts'
+// The open-source verifier's own command (@signet/verify's cli subpath): the same checks, output
+// and exit codes as `signet-verify`, offline.
+import { main as verifierMain } from '@signet/verify/cli'
 
 export interface VerifyCommandOptions {
   trust?: string[]

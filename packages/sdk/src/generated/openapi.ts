@@ -3604,7 +3604,7 @@ export interface operations {
                              * @description what happened; more types may be added, so treat an unknown one as informational
                              * @enum {unknown}
                              */
-                            event: "document.sent" | "document.viewed" | "document.signed" | "document.completed" | "document.declined" | "document.voided" | "document.expired" | "signer.invitation_resent" | "signer.invited" | "signer.reminded" | "signer.expiry_warned" | "signer.code_sent" | "signer.code_verified" | "signer.code_rejected" | "signed_pdf.created" | "document.seal_requested" | "document.sealed";
+                            event: "document.sent" | "document.viewed" | "document.signed" | "document.completed" | "document.declined" | "document.voided" | "document.expired" | "signer.invitation_resent" | "signer.invited" | "signer.reminded" | "signer.expiry_warned" | "signer.code_sent" | "signer.code_verified" | "signer.code_rejected" | "signer.embed_url_refused" | "signed_pdf.created" | "document.seal_requested" | "document.sealed";
                             /** @description SHA-256 (hex) over this event and the previous event's hash */
                             hash: string;
                             ip: string | null;

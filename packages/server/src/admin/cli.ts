@@ -50,8 +50,18 @@ async function runLocally(config: Config, command: AdminCommand): Promise<unknow
   ])
   const database = await openInstanceDatabase(config)
   try {
-    const pdfWork = new PdfWork(config.pdfWork, config.pdfLimits, createLogger(config))
-    return await executeAdminCommand({ db: database.db, blobs: blobStoreFor(database), clock: systemClock, config, pdfWork }, command)
+    // The PDF worker (tsx, @libpdf/core, resvg: a second or two of CPU) starts only for a command that opens a PDF.
+    let pdfWork: InstanceType<typeof PdfWork> | undefined
+    const services = {
+      db: database.db,
+      blobs: blobStoreFor(database),
+      clock: systemClock,
+      config,
+      get pdfWork() {
+        return (pdfWork ??= new PdfWork(config.pdfWork, config.pdfLimits, createLogger(config)))
+      },
+    }
+    return await executeAdminCommand(services, command)
   } finally {
     await database.close()
   }

@@ -952,8 +952,22 @@ export const eventStreamSessions = pgTable(
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull(),
     endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
     eventsSent: integer('events_sent').notNull().default(0),
+    /**
+     * The serving process's heartbeat (every 15 s while the stream is open): a session not ended
+     * and seen within 45 s counts against the org's cap in every process; one not seen for longer
+     * (its process died) is closed by the background sweep.
+     */
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** Why it ended: client_closed, credential_revoked, not_reading, server_shutdown, open_failed or heartbeat_lost (its process stopped beating). */
+    endReason: text('end_reason'),
   },
-  (t) => [index('event_stream_sessions_org').on(t.orgId, t.startedAt.desc())],
+  (t) => [
+    index('event_stream_sessions_org').on(t.orgId, t.startedAt.desc()),
+    // The live sessions, which the cap counts and the sweep looks through.
+    index('event_stream_sessions_live')
+      .on(t.orgId, t.lastSeenAt)
+      .where(sql`ended_at is null`),
+  ],
 )
 
 /**

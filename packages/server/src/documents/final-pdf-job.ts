@@ -64,6 +64,7 @@ export async function produceOrReschedule(deps: FinalPdfDeps, document: DueDocum
     // TSA outages and the server's own limits are the org's to know; other failures are ours, and stay in the log.
     const known = error instanceof TimestampUnavailableError || error instanceof AppError || error instanceof PdfWorkFailed
     if (isPermanent(error, attempts)) {
+      deps.metrics.finalPdfFailed('given_up')
       const reason = known ? (error as Error).message : 'it could not be produced'
       deps.logger.error(
         { err: error, documentId: document.id, attempts, alert: 'final-pdf-failed' },
@@ -75,6 +76,7 @@ export async function produceOrReschedule(deps: FinalPdfDeps, document: DueDocum
         .where(eq(documents.id, document.id))
       return false
     }
+    deps.metrics.finalPdfFailed('retry')
     const reason = isBusyRefusal(error) ? BUSY_REASON : known ? (error as Error).message : 'it could not be produced yet and will be retried'
     deps.logger.error({ err: error, documentId: document.id, attempts }, 'producing the sealed PDF failed; will retry')
     await deps.db

@@ -5,6 +5,7 @@ import type { Config } from '../config.ts'
 import type { Db } from '../db/client.ts'
 import { documents } from '../db/schema.ts'
 import type { Logger } from '../lib/logger.ts'
+import type { MetricsRecorder } from '../metrics/metrics.ts'
 import type { PdfWork } from '../pdf-work/pdf-work.ts'
 import type { SealedPdf, Sealer } from '../seal/sealer.ts'
 
@@ -21,6 +22,8 @@ export interface FinalPdfDeps {
   config: Pick<Config, 'publicUrl'>
   /** Kicked after a signed PDF is stored, so the completion mails leave at once. */
   mail: { kick(): void }
+  /** Counts the failures (signet_final_pdf_failures_total). */
+  metrics: Pick<MetricsRecorder, 'finalPdfFailed'>
 }
 
 /** A sealed final PDF whose bytes are staged in the blob store (before the transaction that stores it). */

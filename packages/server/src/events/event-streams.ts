@@ -5,10 +5,17 @@ import type { Services } from '../services.ts'
 import { activeApiKeyId, credentialStillValid, type StreamCredential } from './credential.ts'
 import { OrgFeeds } from './org-feed.ts'
 import { advance, parseCursor, readEvents, type StreamCursor, type StreamEvent } from './stream-events.ts'
-import { openStreamSession, recordStreamSession } from './stream-sessions.ts'
+import {
+  beatStreamSessions,
+  claimStreamSession,
+  endStreamSession,
+  HEARTBEAT_MS,
+  MAX_STREAMS_PER_ORG,
+  recordStreamSession,
+  type StreamEndReason,
+} from './stream-sessions.ts'
 
-/** Open streams per org and server process: `signet listen` needs one; a few leave room for a second terminal or a restart. */
-export const MAX_STREAMS_PER_ORG = 5
+export { MAX_STREAMS_PER_ORG }
 /** A Last-Event-ID resumes at most this far back. */
 const RESUME_WINDOW_MS = 3600_000
 /** The credential is checked again at least this often, and soon after this process hears that keys changed. */
@@ -38,15 +45,21 @@ export interface OpenedStream {
 }
 
 /**
- * The live event streams this process serves (GET /api/v1/events): the per-org cap, the audit
- * record of each, the credential re-check, and delivery from the org's shared feed (org-feed.ts).
+ * The live event streams this process serves (GET /api/v1/events): the per-org cap (counted in
+ * event_stream_sessions across processes, stream-sessions.ts) and this process's heartbeat for
+ * its streams, the audit record of each, the credential re-check, and delivery from the org's
+ * shared feed (org-feed.ts).
  */
 export class EventStreams {
-  private readonly open = new Map<string, Set<LiveStream>>()
+  private readonly open = new Set<LiveStream>()
   private readonly feeds: OrgFeeds
+  private readonly heartbeat: NodeJS.Timeout
+  private beating = false
 
   constructor(private readonly services: StreamServices) {
     this.feeds = new OrgFeeds({ db: services.db, logger: services.logger, now: () => services.clock.now().getTime() })
+    this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS)
+    this.heartbeat.unref()
   }
 
   /**
@@ -56,32 +69,45 @@ export class EventStreams {
   async openStream(actor: Actor, credential: StreamCredential, lastEventId: string | undefined): Promise<OpenedStream> {
     requireScope(actor, 'read', 'the live event stream')
     const resumeAfter = lastEventId === undefined ? undefined : parseCursor(lastEventId)
-    const streams = this.open.get(actor.orgId) ?? new Set<LiveStream>()
-    if (streams.size >= MAX_STREAMS_PER_ORG) {
-      throw new AppError(
-        'too_many_event_streams',
-        `This workspace already has ${MAX_STREAMS_PER_ORG} live event streams open; close one (stop a running \`signet listen\`) and try again.`,
-      )
-    }
-    // Taken before the first await, so that concurrent opens cannot pass the cap together.
-    const stream = new LiveStream(this.services, actor.orgId, credential, () => {
-      streams.delete(stream)
-      if (streams.size === 0 && this.open.get(actor.orgId) === streams) this.open.delete(actor.orgId)
-    })
-    streams.add(stream)
-    this.open.set(actor.orgId, streams)
+    // Known to this process before the first await, so that a shutdown meanwhile ends it too.
+    const stream = new LiveStream(this.services, actor.orgId, credential, () => this.open.delete(stream))
+    this.open.add(stream)
     try {
       await stream.start(actor, this.feeds, resumeAfter)
     } catch (error) {
-      await stream.close()
+      await stream.close('open_failed')
       throw error
     }
     return stream
   }
 
+  /**
+   * Marks this process's open sessions as alive (one statement). A session the sweep closed
+   * meanwhile (this process went unheard for HEARTBEAT_WINDOW_MS: a long pause, a lost database)
+   * no longer counts against the cap, so its stream ends.
+   */
+  private async beat(): Promise<void> {
+    const streams = [...this.open].filter((stream) => stream.id)
+    if (this.beating || streams.length === 0) return
+    this.beating = true
+    try {
+      const alive = await beatStreamSessions(
+        this.services.db,
+        streams.map((stream) => stream.id),
+        this.services.clock.now(),
+      )
+      await Promise.all(streams.filter((stream) => !alive.has(stream.id)).map((stream) => stream.endByService('heartbeat_lost')))
+    } catch (error) {
+      this.services.logger.error({ err: error }, 'event stream heartbeat failed')
+    } finally {
+      this.beating = false
+    }
+  }
+
   /** Ends every stream (the server is shutting down), recording each end. */
   async closeAll(): Promise<void> {
-    await Promise.all([...this.open.values()].flatMap((streams) => [...streams].map((stream) => stream.endByService())))
+    clearInterval(this.heartbeat)
+    await Promise.all([...this.open].map((stream) => stream.endByService('server_shutdown')))
     this.feeds.close()
   }
 }
@@ -117,7 +143,7 @@ class LiveStream implements OpenedStream {
       if (!apiKeyId) throw new AppError('invalid_api_key', 'Invalid API key.')
     }
     const startedAt = clock.now()
-    this.id = await openStreamSession(db, actor, apiKeyId, startedAt)
+    this.id = await claimStreamSession(db, actor, apiKeyId, startedAt)
     this.lastCheck = startedAt.getTime()
     this.keyChanges = this.services.principals.currentGeneration()
     // Subscribed before a reconnect reads what it missed: every event is then in one or the other (or both, de-duplicated).
@@ -159,7 +185,7 @@ class LiveStream implements OpenedStream {
       this.cursor = advance(this.cursor, event)
       this.eventsSent++
       if (!this.sink.send(event, this.cursor)) {
-        void this.endByService()
+        void this.endByService('not_reading')
         return
       }
     }
@@ -174,7 +200,7 @@ class LiveStream implements OpenedStream {
     this.keyChanges = keyChanges
     this.lastCheck = now
     try {
-      if (!(await credentialStillValid(this.services, this.orgId, this.credential))) await this.endByService()
+      if (!(await credentialStillValid(this.services, this.orgId, this.credential))) await this.endByService('credential_revoked')
       else await recordStreamSession(this.services.db, { id: this.id, orgId: this.orgId }, this.eventsSent)
     } catch (error) {
       this.services.logger.error({ err: error }, 'event stream credential check failed')
@@ -183,24 +209,28 @@ class LiveStream implements OpenedStream {
     }
   }
 
-  async endByService(): Promise<void> {
+  /** The service ends the stream: the end is recorded with `reason` (closed first, so the connection's close does not claim it). */
+  async endByService(reason: StreamEndReason): Promise<void> {
+    const closed = this.close(reason)
     this.sink?.end()
-    await this.close()
+    await closed
   }
 
-  close(): Promise<void> {
-    this.closed ??= this.finish()
+  /** Ends the stream; the first caller's reason is the one recorded (by default: the client went away). */
+  close(reason: StreamEndReason = 'client_closed'): Promise<void> {
+    this.closed ??= this.finish(reason)
     return this.closed
   }
 
   /** Never rejects: whoever ends a stream (a closed connection, a shutdown) has nobody to report a failed write to but the log. */
-  private async finish(): Promise<void> {
+  private async finish(reason: StreamEndReason): Promise<void> {
     clearInterval(this.timer)
     this.unsubscribe?.()
     this.release()
     if (!this.id) return
     try {
-      await recordStreamSession(this.services.db, { id: this.id, orgId: this.orgId }, this.eventsSent, this.services.clock.now())
+      const end = { eventsSent: this.eventsSent, endedAt: this.services.clock.now(), reason }
+      await endStreamSession(this.services.db, { id: this.id, orgId: this.orgId }, end)
     } catch (error) {
       this.services.logger.error({ err: error, streamId: this.id }, 'recording the end of an event stream failed')
     }

@@ -1,18 +1,22 @@
 import { createHash } from 'node:crypto'
-import type { FastifyReply, FastifyRequest, onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onSendAsyncHookHandler, preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify'
 import { Type } from 'typebox'
+import { validationFailed } from '../errors.ts'
 import { claimKey, releaseKey, storeAnswer, type KeyedRequest } from '../idempotency/idempotent-requests.ts'
 import type { Services } from '../services.ts'
 import { principalOf } from './auth.ts'
 import { ErrorBody } from './schemas.ts'
 
 const HEADER = 'idempotency-key'
+/** 1 to 255 visible ASCII characters: no space, no control character, nothing beyond ASCII. */
+const KEY_PATTERN = '^[\\x21-\\x7e]{1,255}$'
+const KEY_SHAPE = new RegExp(KEY_PATTERN)
 
-/** The request header, for a route's schema: it documents it in the OpenAPI document and refuses a malformed key with a 400. */
+/** The request header, for a route's schema: it documents the key's shape in the OpenAPI document (keyCheck refuses a malformed one first). */
 export const IdempotencyKeyHeaders = Type.Object({
   [HEADER]: Type.Optional(
     Type.String({
-      pattern: '^[\\x21-\\x7e]{1,255}$',
+      pattern: KEY_PATTERN,
       description:
         'Extension: makes the request safe to repeat (1 to 255 visible ASCII characters, e.g. a UUID). For 24 hours, a repeat with the same key and ' +
         'the same request gets the first successful answer again, with the header Idempotent-Replayed: true, and changes nothing. ' +
@@ -30,6 +34,17 @@ export const idempotencyConflict = (otherwise?: string) => ({
     'Extension: the Idempotency-Key was used with another request (idempotency_key_reused), or its first request is still running (idempotency_key_in_progress, see Retry-After)',
 })
 
+/*
+ * The schema's pattern would refuse a malformed key too, but its error names the regex; this check
+ * runs before the schema's (preValidation) and says what a key must be, in words.
+ */
+const MALFORMED_KEY = 'Idempotency-Key must be 1 to 255 printable ASCII characters (no spaces), such as a UUID.'
+
+const keyCheck: preValidationAsyncHookHandler = async (request) => {
+  const key = request.headers[HEADER]
+  if (key !== undefined && (typeof key !== 'string' || !KEY_SHAPE.test(key))) throw validationFailed(MALFORMED_KEY, `/${HEADER}`)
+}
+
 const held = new WeakMap<FastifyRequest, KeyedRequest>()
 
 /** What identifies "the same request": the query string and the body, byte for byte for a file, as parsed JSON otherwise. */
@@ -42,10 +57,14 @@ function requestHash(request: FastifyRequest): string {
 
 /**
  * Extension: the `Idempotency-Key` header on a create route. Spread into the route's options:
- * before the handler, the key is claimed (or the stored answer is replayed); on the way out, a
+ * a malformed key is refused before the body is validated; before the handler, the key is claimed (or the stored answer is replayed); on the way out, a
  * successful answer is stored for the repeats and a failure frees the key.
  */
-export function idempotentRoute(services: Services): { preHandler: preHandlerAsyncHookHandler; onSend: onSendAsyncHookHandler } {
+export function idempotentRoute(services: Services): {
+  preValidation: preValidationAsyncHookHandler
+  preHandler: preHandlerAsyncHookHandler
+  onSend: onSendAsyncHookHandler
+} {
   const { db, clock, logger } = services
   const store = { db, secrets: services.secrets }
 
@@ -77,5 +96,5 @@ export function idempotentRoute(services: Services): { preHandler: preHandlerAsy
     return payload
   }
 
-  return { preHandler, onSend }
+  return { preValidation: keyCheck, preHandler, onSend }
 }

@@ -33,12 +33,16 @@ export interface StoredAnswer {
  * earlier request still running (or interrupted by a crash before its answer was stored), is a 409.
  */
 export async function claimKey({ db, secrets }: IdempotencyStore, request: KeyedRequest, now: Date): Promise<StoredAnswer | null> {
-  // Lazy pruning, cheap on the created_at index: it also frees this key when its window has passed.
-  await db.delete(idempotentRequests).where(lt(idempotentRequests.createdAt, new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)))
+  // One statement: a new key is inserted, and a key whose window has passed (not yet swept by
+  // deleteExpiredIdempotentRequests) is taken over as if new. A live key is left as it is.
   const [claimed] = await db
     .insert(idempotentRequests)
     .values({ ...request, createdAt: now })
-    .onConflictDoNothing()
+    .onConflictDoUpdate({
+      target: [idempotentRequests.orgId, idempotentRequests.route, idempotentRequests.key],
+      set: { requestHash: request.requestHash, createdAt: now, status: null, responseBody: null },
+      setWhere: lt(idempotentRequests.createdAt, windowStart(now)),
+    })
     .returning({ key: idempotentRequests.key })
   if (claimed) return null
 
@@ -66,6 +70,16 @@ export async function storeAnswer({ db, secrets }: IdempotencyStore, request: Ke
 export async function releaseKey(db: Db, request: KeyedRequest): Promise<void> {
   await db.delete(idempotentRequests).where(and(sameKey(request), isNull(idempotentRequests.status)))
 }
+
+/**
+ * The background sweep's part (compose-services.ts): keys and answers older than the window,
+ * deleted on the created_at index, off the request path.
+ */
+export async function deleteExpiredIdempotentRequests(db: Db, now: Date): Promise<void> {
+  await db.delete(idempotentRequests).where(lt(idempotentRequests.createdAt, windowStart(now)))
+}
+
+const windowStart = (now: Date) => new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)
 
 /** Binds a stored answer to its org, route and key: it cannot be moved to another row. */
 const contextOf = (request: KeyedRequest) => `idempotent-answer:${request.orgId}:${request.route}:${request.key}`

@@ -13,6 +13,7 @@ import {
   type JSONRPCResultResponse,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js'
+import { errorBody, plainRequestOf, resultBody, type PlainRequest } from './direct-request.ts'
 
 /*
  * The MCP endpoint's transport: one SDK Server per app answers every HTTP request through it.
@@ -22,6 +23,9 @@ import {
  * WebStandardStreamableHTTPServerTransport in stateless mode with enableJsonResponse, 1.32.2:
  * handlePostRequest, validateProtocolVersion, send, createJsonErrorResponse), from the headers
  * and the body Fastify has parsed already.
+ *
+ * A body that is one tools/call the Server would take as it is skips the Server (DirectMethod):
+ * the same answer, without the Server's validation and dispatch around the tool.
  *
  * Each HTTP request is an exchange. The Server keys what it tracks of a request (its abort
  * controller, which notifications/cancelled finds) by the JSON-RPC id, and two clients may
@@ -129,6 +133,21 @@ const isInitialize = (message: JSONRPCMessage): boolean => 'method' in message &
 const isSettled = (slot: Slot): boolean => slot.response !== undefined || slot.cancelled === slot.requests
 
 /**
+ * A method the transport answers itself, without the Server, when a body is one request of it:
+ * `answer` takes the request's params and either declines them (undefined: the request goes to
+ * the Server, which validates it and answers) or answers with the JSON of the result the Server's
+ * answer would hold, for params the Server's checks would hand to its handler unchanged. What the
+ * Server does per request around its handler (eight zod parses, two of them failing type guards,
+ * an abort controller, a chain of promises) cost about a quarter of an MCP call's CPU
+ * (docs/benchmarks.md, "MCP call cost (issue 21)").
+ */
+export interface DirectMethod<Context> {
+  method: string
+  /** The result's JSON text, or undefined to leave the request to the Server; a rejection is answered as the Server answers a handler's throw. */
+  answer(params: Record<string, unknown>, context: Context): Promise<string> | undefined
+}
+
+/**
  * A Transport for one SDK Server shared by every HTTP request of the process: `answer` takes a
  * POST's headers and parsed body and the caller's context, and resolves to the HTTP answer once
  * the Server has answered every request of the body. The Server's handlers find the context of
@@ -149,6 +168,13 @@ export class JsonTransport<Context> implements Transport {
   readonly #routes = new Map<number, Route<Context>>()
   /** The exchanges not yet answered (for close()). */
   readonly #exchanges = new Set<Exchange<Context>>()
+
+  /** The method answered without the Server, if any. */
+  readonly #direct: DirectMethod<Context> | undefined
+
+  constructor(direct?: DirectMethod<Context>) {
+    this.#direct = direct
+  }
 
   /** Requests handed to the Server and not answered yet (a check that nothing is kept, for the tests). */
   get pendingRequests(): number {
@@ -197,6 +223,11 @@ export class JsonTransport<Context> implements Transport {
     if (!this.#started) throw new Error('JsonTransport is not connected to a Server')
     const refused = this.#refusal(headers, body)
     if (refused) return Promise.resolve(refused)
+    const request = this.#direct ? plainRequestOf(body) : undefined
+    if (this.#direct && request?.method === this.#direct.method) {
+      const direct = this.#answerDirectly(this.#direct, request, headers, context)
+      if (direct) return direct
+    }
     const messages = Array.isArray(body) ? (body as unknown[]).map(validMessage) : [validMessage(body)]
     if (!messages.every((message) => message !== undefined)) return Promise.resolve(refusal(400, -32700, 'Parse error: Invalid JSON-RPC message'))
     const initializing = messages.some(isInitialize)
@@ -221,6 +252,39 @@ export class JsonTransport<Context> implements Transport {
       }
       exchange.delivering = false
       if (exchange.waiting === 0) this.#finish(exchange)
+    })
+  }
+
+  /**
+   * One request of the direct method, answered as the Server would have answered it: after the
+   * protocol version check, with the handler's result or its error, under the client's id. It is
+   * an exchange, so that close() answers it as it answers those waiting for the Server. Undefined
+   * when the method declines the params.
+   */
+  #answerDirectly(direct: DirectMethod<Context>, request: PlainRequest, headers: JsonRpcHeaders, context: Context): Promise<JsonRpcAnswer> | undefined {
+    const version = headerOf(headers['mcp-protocol-version'])
+    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return Promise.resolve(refusal(400, -32000, UNSUPPORTED_VERSION(version)))
+    let pending: Promise<string> | undefined
+    try {
+      pending = direct.answer(request.params, context)
+    } catch (error) {
+      return Promise.resolve({ status: 200, body: errorBody(request.id, error) })
+    }
+    if (!pending) return undefined
+    const result = pending
+    return new Promise<JsonRpcAnswer>((resolve) => {
+      const exchange: Exchange<Context> = { context, slots: [], waiting: 1, delivering: false, finished: false, routes: [], resolve }
+      this.#exchanges.add(exchange)
+      const settle = (body: string) => {
+        if (exchange.finished) return
+        exchange.finished = true
+        this.#exchanges.delete(exchange)
+        resolve({ status: 200, body })
+      }
+      result.then(
+        (resultJson) => settle(resultBody(request.id, resultJson)),
+        (error: unknown) => settle(errorBody(request.id, error)),
+      )
     })
   }
 

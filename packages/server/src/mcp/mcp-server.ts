@@ -1,8 +1,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RequestSchema, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
-import { JsonTransport } from './json-transport.ts'
-import { callTool, toolsFor, type Toolbox } from './toolbox.ts'
+import { isPlainObject } from './direct-request.ts'
+import { JsonTransport, type DirectMethod } from './json-transport.ts'
+import { callTool, callToolJson, toolsFor, type Toolbox } from './toolbox.ts'
 import type { ToolContext } from './tool.ts'
 
 export const INSTRUCTIONS =
@@ -26,14 +27,36 @@ const AnyToolCall = RequestSchema.extend({ method: CallToolRequestSchema.shape.m
 const sharedValidator = new AjvJsonSchemaValidator()
 
 /**
+ * tools/call answered without the Server when its params are what the Server would hand our
+ * handler unchanged: a string name, arguments absent or an object, nothing else (`task` and
+ * `_meta` are the Server's business). The Server would call callTool with the same name and
+ * arguments, validate its result against CallToolResultSchema and send what that schema's parse
+ * gives back, which for callTool's results is the result itself, key for key and in the same
+ * order; callToolJson is that result's JSON (test/mcp-transport.test.ts compares both paths'
+ * bytes). Any other params go to the Server, which answers them (Invalid params, a task refused).
+ */
+function directToolCall(toolbox: Toolbox): DirectMethod<ToolContext> {
+  return {
+    method: 'tools/call',
+    answer(params, context) {
+      for (const key in params) if (key !== 'name' && key !== 'arguments') return undefined
+      const { name, arguments: args } = params
+      if (typeof name !== 'string' || (args !== undefined && !isPlainObject(args))) return undefined
+      return callToolJson(toolbox, context, name, args)
+    },
+  }
+}
+
+/**
  * The MCP server of an app: one SDK Server (initialize and version negotiation, ping,
  * tools/list, tools/call, the JSON-RPC errors) for every request, connected once to the
  * JsonTransport through which the HTTP layer hands it each request with its caller (whose
  * identity and scopes the HTTP layer established). Each handler takes its caller from the
- * transport by the id of the request it answers, so no request sees another's caller.
+ * transport by the id of the request it answers, so no request sees another's caller. A lone
+ * tools/call the transport answers itself, with the same handler (directToolCall).
  */
 export async function startMcpServer(toolbox: Toolbox, version: string): Promise<JsonTransport<ToolContext>> {
-  const transport = new JsonTransport<ToolContext>()
+  const transport = new JsonTransport<ToolContext>(directToolCall(toolbox))
   const server = new Server(
     { name: 'signet', title: 'Signet', version },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator },

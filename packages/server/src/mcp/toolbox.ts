@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { ValidateFunction } from 'ajv'
-import { Type } from 'typebox'
+import { Type, type TObject } from 'typebox'
 import type { Actor } from '../actors/actor.ts'
 import { hasScope, requireScope, type Scope } from '../actors/scopes.ts'
 import type { Config } from '../config.ts'
@@ -8,7 +8,7 @@ import { ErrorBodySchema } from '../error-bodies.ts'
 import { AppError, validationFailed } from '../errors.ts'
 import { compileStrict, validationFailure } from '../lib/validation.ts'
 import { publishedSchema } from './published-schema.ts'
-import type { AgentTool, ToolContext } from './tool.ts'
+import type { AgentTool, ToolContext, ToolOutcome } from './tool.ts'
 import { agentTools } from './tools/index.ts'
 
 interface PreparedTool {
@@ -62,11 +62,15 @@ const ToolErrorBody = Type.Object(
   { additionalProperties: false },
 )
 
-/** A tool error: the text the model reads, and the REST error body as structured data a program acts on. */
+/**
+ * A tool error: the text the model reads, and the REST error body as structured data a program
+ * acts on. Results list their keys in CallToolResultSchema's order, the order the SDK's Server
+ * sends them in, so that a tools/call answered without the Server (mcp-server.ts) has the same bytes.
+ */
 const errorResult = (error: AppError): CallToolResult => ({
-  isError: true,
   content: [{ type: 'text', text: describeAppError(error) }],
   structuredContent: error.body,
+  isError: true,
 })
 
 /** A domain error as the agent reads it: the REST error text, and a 402's upgrade link. */
@@ -77,6 +81,12 @@ function describeAppError(error: AppError): string {
 
 const TOOL_FAILED = new AppError('internal_error', 'The tool failed because of an error in this service; it has been logged. Try again later.')
 
+/** A tool's result, with its structured result's JSON (the first text item, and the structuredContent). */
+interface ToolSuccess {
+  json: string
+  outcome: ToolOutcome<TObject>
+}
+
 /**
  * Runs one tools/call. Whatever the caller got wrong (an unknown tool, a tool its scopes do not
  * allow, arguments the schema refuses, a domain refusal) is a tool result with isError: the REST
@@ -84,7 +94,7 @@ const TOOL_FAILED = new AppError('internal_error', 'The tool failed because of a
  * field?}, field a pointer into the arguments) as structuredContent for a program. Only a defect
  * of ours is logged, and even then the agent gets a tool error rather than a broken connection.
  */
-export async function callTool(toolbox: Toolbox, context: ToolContext, name: string, args: unknown): Promise<CallToolResult> {
+async function runTool(toolbox: Toolbox, context: ToolContext, name: string, args: unknown): Promise<ToolSuccess | CallToolResult> {
   const prepared = toolbox.byName.get(name)
   if (!prepared) {
     const names = toolsFor(toolbox, context.actor).map((tool) => tool.name)
@@ -99,13 +109,33 @@ export async function callTool(toolbox: Toolbox, context: ToolContext, name: str
       throw validationFailed(message, field)
     }
     const outcome = await prepared.tool.run(context, input as Record<string, unknown>)
-    return {
-      structuredContent: outcome.structured,
-      content: [{ type: 'text', text: JSON.stringify(outcome.structured) }, ...(outcome.extra ?? [])],
-    }
+    return { json: JSON.stringify(outcome.structured), outcome }
   } catch (error) {
     if (error instanceof AppError) return errorResult(error)
     context.services.logger.error({ err: error, tool: name }, 'agent tool failed')
     return errorResult(TOOL_FAILED)
   }
+}
+
+const isSuccess = (answer: ToolSuccess | CallToolResult): answer is ToolSuccess => 'outcome' in answer
+
+/** One tools/call's result (runTool), for the SDK's Server. */
+export async function callTool(toolbox: Toolbox, context: ToolContext, name: string, args: unknown): Promise<CallToolResult> {
+  const answer = await runTool(toolbox, context, name, args)
+  if (!isSuccess(answer)) return answer
+  const { json, outcome } = answer
+  return { content: [{ type: 'text', text: json }, ...(outcome.extra ?? [])], structuredContent: outcome.structured }
+}
+
+/**
+ * One tools/call's result as JSON: JSON.stringify(callTool's result), without serializing the
+ * structured result a second time inside it (a document's JSON is most of the answer's work).
+ */
+export async function callToolJson(toolbox: Toolbox, context: ToolContext, name: string, args: unknown): Promise<string> {
+  const answer = await runTool(toolbox, context, name, args)
+  if (!isSuccess(answer)) return JSON.stringify(answer)
+  const { json, outcome } = answer
+  let extra = ''
+  for (const item of outcome.extra ?? []) extra += `,${JSON.stringify(item)}`
+  return `{"content":[{"type":"text","text":${JSON.stringify(json)}}${extra}],"structuredContent":${json}}`
 }

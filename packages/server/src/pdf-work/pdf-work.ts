@@ -89,6 +89,12 @@ export class PdfWork {
     this.pool = poolFor(options)
   }
 
+  /** Tasks running and waiting, by the count the 503 is decided on (the metrics read it at each scrape). */
+  get load(): { busy: number; queued: number; workers: number } {
+    const busy = Math.min(this.inFlight, this.options.workers)
+    return { busy, queued: this.inFlight - busy, workers: this.options.workers }
+  }
+
   /**
    * Opens an upload: its page sizes and whether a seal can extend it, or a 400/413 saying what
    * is wrong. The bytes travel to the worker and back: use the returned `pdf`, not the argument.

@@ -75,6 +75,12 @@ export const RATE_LIMITS = {
   clientRegistration: { name: 'client-registration', perHour: 30 },
 } as const satisfies Record<string, RateLimitPolicy>
 
+/**
+ * What counting a request needs. The metrics recorder is optional so that callers holding a narrower
+ * bag (the account code's) still compile; at run time they all pass the services, which carry it.
+ */
+export type RateLimitServices = Pick<Services, 'db' | 'clock' | 'config' | 'logger'> & Partial<Pick<Services, 'metrics'>>
+
 export interface RateLimitDecision {
   allowed: boolean
   /** The policy's limit per hour (after RATE_LIMITS overrides). */
@@ -160,11 +166,7 @@ const windowStartOf = (now: number): number => now - (((now % WINDOW_MS) + WINDO
  * request, so it allocates nothing it can avoid and never awaits; when the lease runs low, the
  * next one is fetched in the background, so requests do not queue behind that round trip.
  */
-export function consumeRateLimitNow(
-  services: Pick<Services, 'db' | 'clock' | 'config' | 'logger'>,
-  policy: RateLimitPolicy,
-  orgId: string,
-): RateLimitDecision | undefined {
+export function consumeRateLimitNow(services: RateLimitServices, policy: RateLimitPolicy, orgId: string): RateLimitDecision | undefined {
   const limit = limitOf(services.config, policy)
   if (limit === null) return { allowed: true, limit: Number.POSITIVE_INFINITY, remaining: Number.POSITIVE_INFINITY, resetSeconds: RATE_LIMIT_WINDOW_SECONDS }
   const key = `${policy.name}:${orgId}`
@@ -180,16 +182,16 @@ export function consumeRateLimitNow(
     return { allowed: true, limit, remaining: Math.max(0, limit - current.counted + current.left), resetSeconds }
   }
   // A full window stays full until it ends (nothing is ever given back): refuse without asking the database.
-  if (current.counted >= limit) return { allowed: false, limit, remaining: 0, resetSeconds }
+  if (current.counted >= limit) {
+    // Every refusal, per org or per address, leaves through here (consumeRateLimit returns this function's decisions).
+    services.metrics?.rateLimitRefused(policy.name)
+    return { allowed: false, limit, remaining: 0, resetSeconds }
+  }
   return undefined
 }
 
 /** Counts one request of `orgId` against `policy`: allowed, or not until the window resets. */
-export async function consumeRateLimit(
-  services: Pick<Services, 'db' | 'clock' | 'config' | 'logger'>,
-  policy: RateLimitPolicy,
-  orgId: string,
-): Promise<RateLimitDecision> {
+export async function consumeRateLimit(services: RateLimitServices, policy: RateLimitPolicy, orgId: string): Promise<RateLimitDecision> {
   const key = `${policy.name}:${orgId}`
   for (;;) {
     const decision = consumeRateLimitNow(services, policy, orgId)

@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch'
-import type { components, paths } from './schema'
+import type { components, paths } from '@signet/sdk/openapi'
 
 /** The typed client of the public /api/v1 routes; the session cookie authenticates it. */
 export const api = createClient<paths>({ baseUrl: '/api/v1', credentials: 'same-origin' })

@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query'
 import { api, unwrap } from './client.ts'
-import type { operations } from './schema'
+import type { operations } from '@signet/sdk/openapi'
 
 /** Query definitions more than one page reads (same key, same cache). */
 

@@ -1,5 +1,5 @@
 import { AUDIT_EVENT_LABELS as SHARED_AUDIT_EVENT_LABELS, AUTH_METHOD_LABELS as SHARED_AUTH_METHOD_LABELS } from '@signet/vocabulary'
-import type { operations } from '../api/schema'
+import type { operations } from '@signet/sdk/openapi'
 
 /**
  * The words the dashboard shows for the API's enums. Each map is a Record over the enum of

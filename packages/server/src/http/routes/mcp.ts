@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { AppError } from '../../errors.ts'
 import { INVALID_REQUEST, isSealCall, isToolCall, MAX_BATCH_MESSAGES, messagesOf, replyIdOf } from '../../mcp/json-rpc.ts'
 import { startMcpServer } from '../../mcp/mcp-server.ts'
@@ -33,18 +33,22 @@ export const mcpRoutes: FastifyPluginAsync<{ services: Services; version: string
     refusal: `The request body is larger than ${services.config.bodyLimit} bytes (BODY_LIMIT): only a seal_document call, not in a batch, may be larger (up to ${sealBodyLimit} bytes, from PDF_MAX_MB).`,
   }
 
-  /** A browser page of another site must not drive the tools with a key it learned (DNS rebinding). */
-  const checkOrigin = async (request: FastifyRequest): Promise<void> => {
+  /**
+   * A browser page of another site must not drive the tools with a key it learned (DNS rebinding).
+   * Callback-style, as every hook of this route that can answer at once: no promise per request.
+   */
+  const checkOrigin = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const origin = request.headers.origin
     if (origin !== undefined && origin !== allowedOrigin) {
-      throw new AppError('forbidden', `Requests from the web origin ${origin} are not allowed on this endpoint.`)
+      return done(new AppError('forbidden', `Requests from the web origin ${origin} are not allowed on this endpoint.`))
     }
+    done()
   }
 
   /** 429 with a JSON-RPC error, for a rate limit's refusal; anything else is thrown on. */
-  const refuseOverLimit = async (reply: FastifyReply, error: unknown, id: string | number | null): Promise<void> => {
+  const refuseOverLimit = (reply: FastifyReply, error: unknown, id: string | number | null): void => {
     if (!(error instanceof AppError) || error.code !== 'rate_limited') throw error
-    await reply.status(429).send({ jsonrpc: '2.0', id, error: { code: SERVER_ERROR, message: error.message } })
+    void reply.status(429).send({ jsonrpc: '2.0', id, error: { code: SERVER_ERROR, message: error.message } })
   }
 
   /**
@@ -53,16 +57,28 @@ export const mcpRoutes: FastifyPluginAsync<{ services: Services; version: string
    * and parsed only to be told so. (The JSON parser refuses a larger body that does not declare its size.)
    */
   const countedBeforeReading = new WeakSet<FastifyRequest>()
-  const countLargeCall = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
-    if (!(Number(request.headers['content-length']) > services.config.bodyLimit)) return undefined
-    try {
-      await countToolCall(reply, principalOf(request).orgId)
+  const countLargeCall = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    if (!(Number(request.headers['content-length']) > services.config.bodyLimit)) return done()
+    const counted = () => {
       countedBeforeReading.add(request)
-      return undefined
-    } catch (error) {
-      await refuseOverLimit(reply, error, null)
-      return reply
+      done()
     }
+    // Answered with the 429 (and `done` not called) when over the limit.
+    const refused = (error: unknown) => {
+      try {
+        refuseOverLimit(reply, error, null)
+      } catch (other) {
+        done(other as Error)
+      }
+    }
+    let pending: Promise<void> | undefined
+    try {
+      pending = countToolCall(reply, principalOf(request).orgId)
+    } catch (error) {
+      return refused(error)
+    }
+    if (pending) pending.then(counted, refused)
+    else counted()
   }
 
   /**
@@ -70,26 +86,41 @@ export const mcpRoutes: FastifyPluginAsync<{ services: Services; version: string
    * agent-tools (unless countLargeCall counted it already), anything else (initialize,
    * tools/list, ping, notifications) against agent-protocol; over either, 429 with a JSON-RPC
    * error. A batch longer than MAX_BATCH_MESSAGES is refused (400) before anything is counted.
+   * False once the request is answered with a refusal. A promise only when a count must ask
+   * the database (rateLimitCounter): nearly every request is counted without one.
    */
-  const countMessages = async (request: FastifyRequest, reply: FastifyReply, messages: unknown[]): Promise<boolean> => {
+  const countMessages = (request: FastifyRequest, reply: FastifyReply, messages: unknown[]): boolean | Promise<boolean> => {
     const id = replyIdOf(messages)
     if (messages.length > MAX_BATCH_MESSAGES) {
       const message = `A batch may hold at most ${MAX_BATCH_MESSAGES} messages; this one holds ${messages.length}.`
-      await reply.status(400).send({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } })
+      void reply.status(400).send({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } })
       return false
     }
     const { orgId } = principalOf(request)
     let counted = countedBeforeReading.has(request)
-    try {
-      for (const message of messages) {
-        if (isToolCall(message) && counted) counted = false
-        else await (isToolCall(message) ? countToolCall : countOtherMessage)(reply, orgId)
-      }
-      return true
-    } catch (error) {
-      await refuseOverLimit(reply, error, id)
+    const refused = (error: unknown): false => {
+      refuseOverLimit(reply, error, id)
       return false
     }
+    /** Counts messages[from…], in order, stopping at the first refusal. */
+    const countFrom = (from: number): boolean | Promise<boolean> => {
+      for (let index = from; index < messages.length; index++) {
+        const message = messages[index]
+        if (isToolCall(message) && counted) {
+          counted = false
+          continue
+        }
+        let pending: Promise<void> | undefined
+        try {
+          pending = (isToolCall(message) ? countToolCall : countOtherMessage)(reply, orgId)
+        } catch (error) {
+          return refused(error)
+        }
+        if (pending) return pending.then(() => countFrom(index + 1), refused)
+      }
+      return true
+    }
+    return countFrom(0)
   }
 
   app.post(
@@ -101,7 +132,8 @@ export const mcpRoutes: FastifyPluginAsync<{ services: Services; version: string
       schema: { hide: true },
     },
     async (request, reply) => {
-      if (!(await countMessages(request, reply, messagesOf(request.body)))) return reply
+      const counted = countMessages(request, reply, messagesOf(request.body))
+      if (counted === false || (counted !== true && !(await counted))) return reply
       const answer = await mcp.answer(request.headers, request.body, { services, actor: actorOf(request, 'mcp') })
       if (answer.body !== undefined) void reply.header('content-type', 'application/json')
       return reply.status(answer.status).header('cache-control', 'no-store').send(answer.body)

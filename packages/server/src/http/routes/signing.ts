@@ -8,12 +8,12 @@ import type { RequestMeta } from '../../signing/locked-state.ts'
 import { MAX_IMAGE_BYTES, maxSubmissionBytes } from '../../signing/field-values.ts'
 import { fieldsOf, invalidLink, loadSignerContext, type SignerContext } from '../../signing/signer-context.ts'
 import { assertOpen } from '../../signing/signing-rules.ts'
-import { isEmbeddedPageToken, loadEmbeddedPage, openEmbedUrl } from '../../signing/embed/embed-links.ts'
+import { embeddedPageFrameAncestors, invalidEmbeddedLink, isEmbeddedPageToken, loadEmbeddedPage, openEmbedUrl } from '../../signing/embed/embed-links.ts'
 import { declineSigning, finishSigning, markViewed } from '../../signing/transitions.ts'
 import { renderSigningView } from '../../signing/signing-view.ts'
 import { statusPage } from '../../signing/web/pages.ts'
 import { translator } from '../../signing/i18n/catalog.ts'
-import { forSigner, inSignerLanguage } from '../../signing/i18n/error-texts.ts'
+import { forSigner, inSignerLanguage, signerTextIn } from '../../signing/i18n/error-texts.ts'
 import { pageLanguage, signerLanguageOf, type SignerLanguage } from '../../signing/i18n/languages.ts'
 import { pageSecurityHeaders } from '../security-headers.ts'
 import { sendFile } from '../send-file.ts'
@@ -143,22 +143,28 @@ export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
   /**
    * A link that leads nowhere: the page in the browser's language (no document to ask); the reason is always a bad or unknown link.
    * A used or expired embed URL shows it inside the integrator's frame (`frameAncestors`: its workspace's embed origins).
+   * An embed URL or embedded page was opened from the integrator's app, not an e-mail: its words send the signer back there.
    */
   const linkDoesNotWork = (request: FastifyRequest, reply: FastifyReply, error: AppError, frameAncestors: readonly string[] = []) => {
     const t = translator(languageOf(request, reply))
-    const message = error.code === 'not_found' ? t.text('status.invalidLink.message') : error.message
+    const message = error.translatable ? signerTextIn(t, error.translatable) : error.code === 'not_found' ? t.text('status.invalidLink.message') : error.message
     return sendPage(reply, error.status, statusPage({ t, heading: t.text('status.invalidLink.heading'), message, tone: 'error' }), frameAncestors)
   }
+  /** The refusal of a path under /sign/: an embed URL's or an embedded page's capability (em_…) gets the embedded words. */
+  const refusalOf = (path: string) => (path.startsWith('embed/') || isEmbeddedPageToken(path.split('/')[0] ?? '') ? invalidEmbeddedLink() : invalidLink())
 
   // A token that fails validation (too long, control characters) is one more link that does not work: the signer gets the page, not JSON.
   app.get('/sign/:token', { attachValidation: true, schema: { hide: true, params: TokenParams } }, async (request, reply) => {
-    if (request.validationError) return linkDoesNotWork(request, reply, invalidLink())
+    if (request.validationError) return linkDoesNotWork(request, reply, refusalOf(String(request.params.token)))
+    const { token } = request.params
     let context: SignerContext
     try {
-      context = await loadContext(request.params.token)
+      context = await loadContext(token)
     } catch (error) {
       if (!(error instanceof AppError)) throw error
-      return linkDoesNotWork(request, reply, error)
+      // An embedded page past its hours says so inside the integrator's frame.
+      const frameAncestors = isEmbeddedPageToken(token) ? await embeddedPageFrameAncestors(services.db, token) : []
+      return linkDoesNotWork(request, reply, error, frameAncestors)
     }
     const hasAccess = await hasSigningAccess(services, context, sessionOf(request))
     const language = languageOf(request, reply, context)
@@ -171,14 +177,14 @@ export const signingRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
    * at its own capability (a redirect the frame follows); any other use is a link that does not work.
    */
   app.get('/sign/embed/:token', { attachValidation: true, schema: { hide: true, params: TokenParams } }, async (request, reply) => {
-    if (request.validationError) return linkDoesNotWork(request, reply, invalidLink())
+    if (request.validationError) return linkDoesNotWork(request, reply, invalidEmbeddedLink())
     const opening = await openEmbedUrl(services, request.params.token, metaOf(request))
-    if (!opening.opened) return linkDoesNotWork(request, reply, invalidLink(), opening.frameAncestors)
+    if (!opening.opened) return linkDoesNotWork(request, reply, invalidEmbeddedLink(), opening.frameAncestors)
     return reply.headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(`/sign/${opening.pageToken}`, 303)
   })
 
   // The router refuses path segments over 100 characters before any route sees them; this catches those links (and other paths under /sign/).
-  app.get('/sign/*', { schema: { hide: true } }, (request, reply) => linkDoesNotWork(request, reply, invalidLink()))
+  app.get('/sign/*', { schema: { hide: true } }, (request, reply) => linkDoesNotWork(request, reply, refusalOf((request.params as { '*': string })['*'])))
 
   const sign = { schema: { hide: true, params: TokenParams } }
 

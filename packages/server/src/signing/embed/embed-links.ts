@@ -1,14 +1,17 @@
-import { and, eq, gt, isNull } from 'drizzle-orm'
+import { and, count, eq, gt, isNull } from 'drizzle-orm'
 import { Type, type Static } from 'typebox'
 import type { Actor } from '../../actors/actor.ts'
-import { documents, embedLinks, orgs, signers, templates } from '../../db/schema.ts'
+import { appendAuditEvents } from '../../audit/audit-trail.ts'
+import type { Db } from '../../db/client.ts'
+import { auditEvents, documents, embedLinks, orgs, signers, templates } from '../../db/schema.ts'
 import { findDocument } from '../../documents/find-document.ts'
 import { AppError, invalid, notFound } from '../../errors.ts'
 import { randomToken, sha256Hex } from '../../lib/crypto.ts'
 import { isUuid } from '../../lib/ids.ts'
 import type { Services } from '../../services.ts'
-import type { RequestMeta } from '../locked-state.ts'
-import { documentColumns, invalidLink, signerColumns, templateColumns, type SignerContext } from '../signer-context.ts'
+import { forSigner } from '../i18n/error-texts.ts'
+import { actorOf, type RequestMeta } from '../locked-state.ts'
+import { documentColumns, signerColumns, templateColumns, type SignerContext } from '../signer-context.ts'
 import { isPastExpiry } from '../signing-rules.ts'
 import { embedOriginsOf } from './embed-origins.ts'
 
@@ -31,6 +34,22 @@ const PAGE_TOKEN_PREFIX = 'em_'
 const PAGE_TOKEN_SHAPE = /^em_[A-Za-z0-9_-]{43}$/
 
 export const isEmbeddedPageToken = (token: string): boolean => PAGE_TOKEN_SHAPE.test(token)
+
+/**
+ * An embed URL or embedded page that no longer works. The signer reached it from the
+ * integrator's app, not from an e-mail: the words send them back there.
+ */
+export const invalidEmbeddedLink = () =>
+  forSigner(
+    notFound('This signing link has been used or has expired. Go back to the app that showed you the signing page and open it again from there.'),
+    'status.invalidLink.embeddedMessage',
+  )
+
+/**
+ * Refused opens recorded per signer and document: enough to show a reloading frame or a replayed
+ * URL, without letting a loop of reloads grow the trail without end.
+ */
+export const MAX_RECORDED_REFUSALS = 20
 
 export const EmbedRequest = Type.Object(
   {
@@ -143,7 +162,15 @@ export async function openEmbedUrl(services: Pick<Services, 'db' | 'clock'>, tok
   const { db, clock } = services
   const now = clock.now()
   const [link] = await db
-    .select({ id: embedLinks.id, orgId: embedLinks.orgId })
+    .select({
+      id: embedLinks.id,
+      orgId: embedLinks.orgId,
+      signerId: embedLinks.signerId,
+      usedAt: embedLinks.usedAt,
+      expiresAt: embedLinks.expiresAt,
+      vouchedBy: embedLinks.vouchedBy,
+      signerAuthenticated: embedLinks.signerAuthenticated,
+    })
     .from(embedLinks)
     .where(eq(embedLinks.tokenHash, sha256Hex(token)))
   if (!link) return { opened: false, frameAncestors: [] }
@@ -159,13 +186,53 @@ export async function openEmbedUrl(services: Pick<Services, 'db' | 'clock'>, tok
     })
     .where(and(eq(embedLinks.id, link.id), isNull(embedLinks.usedAt), gt(embedLinks.expiresAt, now)))
     .returning({ id: embedLinks.id })
-  if (!used) return { opened: false, frameAncestors: await embedOriginsOf(db, link.orgId) }
-  return { opened: true, pageToken }
+  if (used) return { opened: true, pageToken }
+  // Unused and within its minutes when read, yet not taken by the update: a concurrent open used it.
+  const reason = link.usedAt === null && link.expiresAt <= now ? 'expired' : 'used'
+  const frameAncestors = await embedOriginsOf(db, link.orgId)
+  await recordRefusedOpen(db, { ...link, frameAncestors }, reason, meta, now)
+  return { opened: false, frameAncestors }
+}
+
+/**
+ * A used or expired embed URL opened again goes into the document's audit trail (hash-chained,
+ * under the document's row lock) as signer.embed_url_refused, with the embedded page's data
+ * (who vouched) and the reason. Not a webhook event: webhooks and the live stream carry the four
+ * the contract names. At most MAX_RECORDED_REFUSALS per signer are kept.
+ */
+async function recordRefusedOpen(
+  db: Db,
+  link: { orgId: string; signerId: string; vouchedBy: string; signerAuthenticated: boolean; frameAncestors: string[] },
+  reason: 'used' | 'expired',
+  meta: RequestMeta,
+  now: Date,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [signer] = await tx
+      .select({ ...signerColumns, documentId: signers.documentId })
+      .from(signers)
+      .where(eq(signers.id, link.signerId))
+    if (!signer) return
+    const [document] = await tx
+      .select({ id: documents.id, orgId: documents.orgId })
+      .from(documents)
+      .where(and(eq(documents.id, signer.documentId), eq(documents.orgId, link.orgId)))
+      .for('update')
+    if (!document) return
+    const [recorded] = await tx
+      .select({ refusals: count() })
+      .from(auditEvents)
+      .where(and(eq(auditEvents.documentId, document.id), eq(auditEvents.signerId, signer.id), eq(auditEvents.type, 'signer.embed_url_refused')))
+    if ((recorded?.refusals ?? 0) >= MAX_RECORDED_REFUSALS) return
+    const embedded = { vouchedBy: link.vouchedBy, signerAuthenticated: link.signerAuthenticated, parentOrigin: null, frameAncestors: link.frameAncestors }
+    const actor = actorOf(signer, meta, embedded)
+    await appendAuditEvents(tx, document, [{ type: 'signer.embed_url_refused', occurredAt: now, ...actor, data: { ...actor.data, reason } }])
+  })
 }
 
 /** Loads an embedded page's signer by its capability (never past its EMBED_PAGE_HOURS): a SignerContext with `embedded` set. */
 export async function loadEmbeddedPage(services: Pick<Services, 'db' | 'clock'>, pageToken: string): Promise<SignerContext> {
-  if (!PAGE_TOKEN_SHAPE.test(pageToken)) throw invalidLink()
+  if (!PAGE_TOKEN_SHAPE.test(pageToken)) throw invalidEmbeddedLink()
   const [row] = await services.db
     .select({
       signer: signerColumns,
@@ -182,9 +249,23 @@ export async function loadEmbeddedPage(services: Pick<Services, 'db' | 'clock'>,
     .innerJoin(templates, eq(templates.id, documents.templateId))
     .innerJoin(orgs, eq(orgs.id, documents.orgId))
     .where(and(eq(embedLinks.pageTokenHash, sha256Hex(pageToken)), gt(embedLinks.pageExpiresAt, services.clock.now())))
-  if (!row) throw invalidLink()
+  if (!row) throw invalidEmbeddedLink()
   const { frameAncestors, link, ...context } = row
   // An origin taken off the list since the URL was made no longer receives the page's events.
   const parentOrigin = link.parentOrigin !== null && frameAncestors.includes(link.parentOrigin) ? link.parentOrigin : null
   return { ...context, embedded: { vouchedBy: link.vouchedBy, signerAuthenticated: link.signerAuthenticated, parentOrigin, frameAncestors } }
+}
+
+/**
+ * Where the "does not work" page of an embedded page past its hours may be shown: its workspace's
+ * embed origins, so the signer sees it inside the integrator's frame (none for an unknown capability).
+ */
+export async function embeddedPageFrameAncestors(db: Db, pageToken: string): Promise<string[]> {
+  if (!PAGE_TOKEN_SHAPE.test(pageToken)) return []
+  const [row] = await db
+    .select({ frameAncestors: orgs.embedOrigins })
+    .from(embedLinks)
+    .innerJoin(orgs, eq(orgs.id, embedLinks.orgId))
+    .where(eq(embedLinks.pageTokenHash, sha256Hex(pageToken)))
+  return row?.frameAncestors ?? []
 }

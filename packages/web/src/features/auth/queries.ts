@@ -1,7 +1,7 @@
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
 import { api, isApiError, unwrap, type ApiError } from '../../api/client.ts'
-import type { operations } from '../../api/schema'
+import type { operations } from '@signet/sdk/openapi'
 import { meQuery, type Me } from '../../auth/session.ts'
 import { signWithPasskey } from '../../lib/passkeys.ts'
 import { appPathOf } from '../../lib/search.ts'

@@ -1,5 +1,5 @@
 import { ApiError } from '../../api/client.ts'
-import type { operations } from '../../api/schema'
+import type { operations } from '@signet/sdk/openapi'
 import type { Recipient } from './recipients-csv.ts'
 
 /** POST /documents/bulk-send's answer. */

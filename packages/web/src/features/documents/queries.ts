@@ -1,6 +1,6 @@
 import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query'
 import { api, fetchRaw, unwrap } from '../../api/client.ts'
-import type { operations } from '../../api/schema'
+import type { operations } from '@signet/sdk/openapi'
 
 /** The documents feature's server state: query keys, queries, mutations and downloads. Pages call the API only through here. */
 

@@ -1,6 +1,6 @@
 import { queryOptions, useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { api, isApiError, unwrap, type ApiError } from '../../api/client.ts'
-import type { operations } from '../../api/schema'
+import type { operations } from '@signet/sdk/openapi'
 import { meQuery } from '../../auth/session.ts'
 import { createPasskey } from '../../lib/passkeys.ts'
 

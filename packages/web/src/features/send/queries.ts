@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { api, unwrap } from '../../api/client.ts'
 import { reminderSettingsQuery } from '../../api/queries.ts'
-import type { operations } from '../../api/schema'
+import type { operations } from '@signet/sdk/openapi'
 import { documentKeys } from '../documents/queries.ts'
 import { templatesLoads } from '../templates/queries.ts'
 

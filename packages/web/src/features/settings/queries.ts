@@ -1,7 +1,7 @@
 import { queryOptions, useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { api, fetchRaw, unwrap } from '../../api/client.ts'
 import { reminderSettingsQuery, spendCapQuery, usageKeys, usageQuery, type ReminderSchedule } from '../../api/queries.ts'
-import type { operations } from '../../api/schema'
+import type { operations } from '@signet/sdk/openapi'
 import { meQuery, type Ability, type WorkspaceRole } from '../../auth/session.ts'
 import { API_KEY_ACCESS_SCOPES, type ApiKeyAccess } from '../../lib/vocabulary.ts'
 import { workspaceRuleQuery } from '../security/index.ts'

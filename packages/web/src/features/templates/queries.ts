@@ -1,6 +1,6 @@
 import { queryOptions, useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { api, fetchRaw, unwrap } from '../../api/client.ts'
-import type { operations } from '../../api/schema'
+import type { operations } from '@signet/sdk/openapi'
 import type { TemplateField } from './editor/editor-state.ts'
 import { openPdf } from './editor/pdf-document.ts'
 
