@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type onResponseHookHandler } from 'fastify'
 import type { Config } from '../../config.ts'
 import { AppError } from '../../errors.ts'
+import { digestsEqual, sha256Hex } from '../../lib/crypto.ts'
 import type { Logger } from '../../lib/logger.ts'
 import type { Metrics } from '../../metrics/metrics.ts'
 import { installErrorHandler } from '../error-handler.ts'
@@ -22,8 +22,6 @@ export function timeRequests(metrics: Metrics): onResponseHookHandler {
   }
 }
 
-const sha256 = (text: string): Buffer => createHash('sha256').update(text).digest()
-
 const WRONG_TOKEN = new AppError(
   'unauthenticated',
   'The metrics need the token set in METRICS_TOKEN, sent as "Authorization: Bearer <token>".',
@@ -34,9 +32,9 @@ const WRONG_TOKEN = new AppError(
 )
 
 /** Whether the request's Authorization header carries the token (compared as SHA-256 digests in constant time). */
-function carriesToken(authorization: string | undefined, tokenDigest: Buffer): boolean {
+function carriesToken(authorization: string | undefined, tokenDigest: string): boolean {
   const match = /^Bearer +(\S+)\s*$/i.exec(authorization ?? '')
-  return match?.[1] !== undefined && timingSafeEqual(sha256(match[1]), tokenDigest)
+  return match?.[1] !== undefined && digestsEqual(sha256Hex(match[1]), tokenDigest)
 }
 
 async function sendScrape(metrics: Metrics, reply: FastifyReply): Promise<FastifyReply> {
@@ -51,7 +49,7 @@ async function sendScrape(metrics: Metrics, reply: FastifyReply): Promise<Fastif
  */
 export const metricsRoutes: FastifyPluginAsync<{ metrics: Metrics; token?: string }> = async (app, { metrics, token }) => {
   // Only the digest stays in memory; comparing digests also makes the comparison's time independent of the token's length.
-  const tokenDigest = token === undefined ? undefined : sha256(token)
+  const tokenDigest = token === undefined ? undefined : sha256Hex(token)
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (tokenDigest && !carriesToken(request.headers.authorization, tokenDigest)) throw WRONG_TOKEN
     return sendScrape(metrics, reply)
