@@ -14,13 +14,13 @@ import pg from 'pg'
 import { eq, sql } from 'drizzle-orm'
 import { documents, rateLimitCounters } from '../packages/server/src/db/schema.ts'
 import { consumeRateLimit } from '../packages/server/src/rate-limits/consume-rate-limit.ts'
-import { destination, pino } from 'pino'
+import { destination } from 'pino'
 import type { Mailer } from '../packages/server/src/adapters/mailer.ts'
 import { executeAdminCommand } from '../packages/server/src/admin/commands.ts'
 import { buildApp } from '../packages/server/src/app.ts'
 import { loadConfig, type Config } from '../packages/server/src/config.ts'
 import { openDatabase, type Database } from '../packages/server/src/db/client.ts'
-import { REDACTED_PATHS, type Logger } from '../packages/server/src/lib/logger.ts'
+import { createLogger, type Logger } from '../packages/server/src/lib/logger.ts'
 import { createServices, type RunningServices } from '../packages/server/src/compose-services.ts'
 import { createScratchDatabase } from '../packages/server/test/helpers/postgres.ts'
 import { UNREACHABLE_RATE_LIMITS } from '../packages/server/test/helpers/test-server.ts'
@@ -34,14 +34,14 @@ export const HOST = '127.0.0.1'
 export type LogLevel = Config['logLevel']
 
 /**
- * The app's logger (createLogger's options: level + redaction), but with a chosen
+ * The app's logger (createLogger: level + redaction), but with a chosen
  * destination: stderr at warn and above, /dev/null below (so an info-level run pays for
  * serialising and writing every request line without flooding the terminal).
  */
 export function benchLogger(level: LogLevel, to?: string | number): Logger {
   const verbose = level === 'info' || level === 'debug' || level === 'trace'
   const dest = to ?? (process.env.BENCH_LOG_FILE || (verbose ? '/dev/null' : 2))
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination({ dest, sync: true }))
+  return createLogger({ logLevel: level }, destination({ dest, sync: true }))
 }
 
 export const noopMailer: Mailer = { transport: 'log', send: () => Promise.resolve(), close: () => undefined }

@@ -118,4 +118,26 @@ describe('the logger', () => {
     expect((first?.err as { message: string }).message).toContain('"/sign/[redacted]/finish"')
     expect(second?.msg).toBe('Route GET:/sign/[redacted]/nope not found')
   })
+
+  it('redacts credential fields by name at any depth, whatever their shape, and keeps everything else', () => {
+    const log = logCapture()
+    const logger = createLogger({ logLevel: 'debug' }, log.stream)
+    const bearer = 'opaque-oauth-access-token-7f3a9c'
+    logger.info(
+      {
+        req: { headers: { Authorization: `Bearer ${bearer}`, 'x-api-key': 'custom-key-1', cookie: 'theme=dark; other=1', host: 'signet.test' } },
+        res: { headers: { 'set-cookie': ['a=secret-cookie-1; Path=/', 'b=secret-cookie-2'] } },
+        deep: { deeper: { refresh_token: 'refresh "quoted" secret', code_token: 123456, token_prefix: 'sgn_abc' } },
+      },
+      'a "password": in a message is text, not a field',
+    )
+    const text = log.text()
+    expect(leaked(text, { bearer, key: 'custom-key-1', cookie: 'theme=dark', setCookie: 'secret-cookie', refresh: 'quoted', code: '123456' })).toEqual([])
+    expect(log.entries()[0]).toMatchObject({
+      msg: 'a "password": in a message is text, not a field',
+      req: { headers: { Authorization: '[redacted]', 'x-api-key': '[redacted]', cookie: '[redacted]', host: 'signet.test' } },
+      res: { headers: { 'set-cookie': '[redacted]' } },
+      deep: { deeper: { refresh_token: '[redacted]', code_token: '[redacted]', token_prefix: 'sgn_abc' } },
+    })
+  })
 })

@@ -3,8 +3,8 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 /**
  * One access-log line per request ("request completed", with the request, the status and the
  * time taken) instead of Fastify's two. The "incoming request" line moves to debug, where a
- * request that never completes can still be traced. Each line costs a redaction pass, a JSON
- * serialization and a write: about 8 µs of a read's ~165 (docs/benchmarks.md, issue 21).
+ * request that never completes can still be traced. Each line costs a JSON serialization, the
+ * secret scan of lib/logger.ts and a write: a few µs of a read's ~180 (docs/benchmarks.md, issue 21).
  */
 export class AccessLogController extends LogController {
   override incomingRequest(request: FastifyRequest): void {

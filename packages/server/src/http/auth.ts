@@ -71,22 +71,34 @@ export function mcpAuth(services: AuthServices) {
     error instanceof AppError && error.status === 401
       ? new AppError(error.code, error.message, error.extra, { ...error.headers, 'www-authenticate': value })
       : error
-  return async (request: FastifyRequest): Promise<void> => {
-    const presented = presentedKey(request)
-    if (!presented) throw withChallenge(new AppError('missing_api_key', MISSING_KEY), challenge)
+  const grantTo = (request: FastifyRequest, grant: Grant): void => {
     request.userSession = null
-    let grant: Grant
-    try {
-      const presenter = { ip: request.ip, failedLookups }
-      grant = looksLikeAccessToken(presented)
-        ? await authenticateAccessToken(services, presented, presenter)
-        : await authenticateApiKey(services, presented, presenter)
-    } catch (error) {
-      throw withChallenge(error, invalidChallenge)
-    }
     request.principal = grant.principal
     request.scopes = grant.scopes
     request.oauthHolder = grant.oauth ?? null
+  }
+  const authenticate = async (request: FastifyRequest, presented: string): Promise<void> => {
+    try {
+      const presenter = { ip: request.ip, failedLookups }
+      const grant = looksLikeAccessToken(presented)
+        ? await authenticateAccessToken(services, presented, presenter)
+        : await authenticateApiKey(services, presented, presenter)
+      grantTo(request, grant)
+    } catch (error) {
+      throw withChallenge(error, invalidChallenge)
+    }
+  }
+  // Callback-style, as apiAuth: a key this process already knows is answered without a promise.
+  return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const presented = presentedKey(request)
+    if (!presented) return done(withChallenge(new AppError('missing_api_key', MISSING_KEY), challenge) as Error)
+    const known = looksLikeAccessToken(presented) ? undefined : cachedApiKeyGrant(services, presented)
+    if (!known) {
+      authenticate(request, presented).then(() => done(), done)
+      return
+    }
+    grantTo(request, known)
+    done()
   }
 }
 
