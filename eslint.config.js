@@ -61,10 +61,14 @@ export default tseslint.config(
     },
   },
   {
-    // Imports are written with their .ts extension, so Node's own resolution finds every file.
+    // Imports are written with their .ts extension, so Node's own resolution finds every file; the
+    // workspace's packages by their `source` export condition (their TypeScript, not a build).
     files: ['**/*.{ts,tsx,js,mjs}'],
     plugins: { 'import-x': importX },
-    settings: { 'import-x/resolver-next': [createNodeResolver()], 'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] } },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ conditionNames: ['source', 'import', 'require', 'default'] })],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+    },
     rules: {
       // Run-time cycles only: the rule passes over `import type` (a type-only cycle costs nothing when the code runs).
       'import-x/no-cycle': ['error', { ignoreExternal: true }],

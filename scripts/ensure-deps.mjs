@@ -1,7 +1,7 @@
-// Installs dependencies when node_modules is missing or older than the lockfile, and builds
-// the dashboard, the server and the operator CLI when their builds are missing or older than their
-// sources, so that `npm start`, `npm run admin` and `npm test` work on a fresh clone. Output goes
-// to stderr so that `npm run -s admin` keeps stdout as pure JSON.
+// Installs dependencies when node_modules is missing or older than the lockfile, and builds the
+// dashboard, the server, the operator CLI, the `signet` CLI and the SDK's dist/ when their builds are
+// missing or older than their sources, so that `npm start`, `npm run admin` and `npm test` work on a
+// fresh clone. Output goes to stderr so that `npm run -s admin` keeps stdout as pure JSON.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -29,6 +29,9 @@ if (!existsSync(built) || statSync(built).mtimeMs < Math.max(...sources.map(newe
 run('node', ['packages/server/scripts/build-server.mjs'])
 // The `signet` CLI as `npx signet` runs it: one bundle with lazy chunks (packages/cli/bin/build-cli.mjs).
 run('node', ['packages/cli/bin/build-cli.mjs'])
+// The SDK as its npm package ships it (dist/: JavaScript and .d.ts): what Node loads when it runs
+// without the workspace's `source` export condition (packages/sdk/scripts/build.mjs).
+run('node', ['packages/sdk/scripts/build.mjs'])
 
 function run(command, args) {
   const result = spawnSync(command, args, { stdio: ['ignore', 2, 2] })

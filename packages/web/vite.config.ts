@@ -3,12 +3,14 @@ import { join } from 'node:path'
 import { brotliCompressSync, gzipSync } from 'node:zlib'
 import tailwindcss from '@tailwindcss/vite'
 import react from '@vitejs/plugin-react'
-import { defineConfig, type Plugin } from 'vite'
+import { defaultClientConditions, defineConfig, type Plugin } from 'vite'
 
 // Served by Fastify under /app/ (packages/server/src/http/routes/dashboard.ts); `vite dev` proxies the API.
 export default defineConfig({
   base: '/app/',
   plugins: [react(), tailwindcss(), precompress()],
+  // @signet/sdk's `source` export is its TypeScript, so the dashboard builds without the SDK's dist/.
+  resolve: { conditions: ['source', ...defaultClientConditions] },
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: false },
   server: { proxy: { '/api': 'http://127.0.0.1:3000' } },
 })

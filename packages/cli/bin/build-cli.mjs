@@ -40,6 +40,9 @@ export async function buildCli({ force = false } = {}) {
     bundle: true,
     splitting: true,
     platform: 'node',
+    // @signet/sdk's `source` export is its TypeScript (no dist/ needed); a list of conditions
+    // replaces esbuild's `module`, so it is named again.
+    conditions: ['source', 'module'],
     format: 'esm',
     target: 'node20.19',
     minify: true,

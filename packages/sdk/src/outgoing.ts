@@ -9,9 +9,11 @@ export class Outgoing {
   readonly url: string
   readonly method: string
   readonly headers: Headers
-  readonly body: BodyInit | null
+  // Named through RequestInit: a Node project's types (@types/node, without the DOM library) have
+  // RequestInit but neither BodyInit nor RequestRedirect.
+  readonly body: NonNullable<RequestInit['body']> | null
   readonly signal: AbortSignal | undefined
-  readonly redirect: RequestRedirect | undefined
+  readonly redirect: RequestInit['redirect']
 
   constructor(input: string | URL, init: RequestInit = {}) {
     this.url = String(input)
