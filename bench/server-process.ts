@@ -77,7 +77,8 @@ export async function startSignetProcess(env: Record<string, string>, port?: num
   const logFd = logTarget()
   const child = spawn(process.execPath, [...serverNodeArgs(), ...npmStartArgv()], {
     cwd: REPO_ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: url, ...env },
+    // Side by side on one database with their own PUBLIC_URLs: not one cluster, so its start-up check is off.
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: url, CLUSTER_CHECK: 'off', ...env },
     stdio: ['ignore', logFd, 'pipe'],
   })
   const stop = stopper(child, logFd)

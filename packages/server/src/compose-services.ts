@@ -1,4 +1,5 @@
 import { blobStoreFor } from './adapters/blob-store.ts'
+import { openS3BlobStore, UNREFERENCED_SWEEP_MS } from './adapters/s3-blob-store.ts'
 import type { Clock } from './adapters/clock.ts'
 import { systemClock } from './adapters/clock.ts'
 import { documentCipherFor, instanceKeyFor, secretSealerFor } from './adapters/document-cipher.ts'
@@ -44,6 +45,8 @@ export interface RunningServices extends Services {
 
 export async function createServices(config: Config, database: Database, logger: Logger, overrides: AdapterOverrides = {}): Promise<RunningServices> {
   const clock = overrides.clock ?? systemClock
+  // First: a bucket that does not answer refuses the start before anything runs (BLOB_STORE=s3).
+  const s3 = config.blobStore.kind === 's3' ? await openS3BlobStore(config.blobStore, database, clock) : undefined
   const principals = new PrincipalCache(() => clock.now().getTime())
   await database.subscribe(
     PRINCIPALS_CHANGED_CHANNEL,
@@ -52,7 +55,7 @@ export async function createServices(config: Config, database: Database, logger:
   )
   const instanceKey = instanceKeyFor(config, logger)
   const mailer = overrides.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : logMailer(logger))
-  const blobs = blobStoreFor(database)
+  const blobs = s3 ?? blobStoreFor(database)
   const mail = startMailDispatcher({ db: database.db, blobs, mailer, clock, logger, pollMs: config.mailPollMs })
   const pdfWork = new PdfWork(config.pdfWork, config.pdfLimits, logger)
   const metricsOn = config.metrics.token !== undefined || config.metrics.port !== undefined
@@ -105,6 +108,18 @@ export async function createServices(config: Config, database: Database, logger:
       await closeLostStreamSessions(database.db, now)
     },
   })
+  // Objects a crash or a rollback left between stage and commit (adapters/s3-blob-store.ts).
+  const unreferencedObjects =
+    s3 &&
+    startBackgroundLoop({
+      name: 'unreferenced blob objects',
+      pollMs: UNREFERENCED_SWEEP_MS,
+      logger,
+      work: async () => {
+        const deleted = await s3.sweepUnreferenced(clock.now())
+        if (deleted > 0) logger.info({ deleted }, 'deleted unreferenced blob objects')
+      },
+    })
   return {
     config,
     db: database.db,
@@ -123,8 +138,18 @@ export async function createServices(config: Config, database: Database, logger:
     secrets: secretSealerFor(instanceKey),
     metrics,
     close: async () => {
-      await Promise.all([expiry.stop(), reminders.stop(), finalPdfs.stop(), webhooks.stop(), keyUses.stop(), oauthSweep.stop(), expiredRecords.stop()])
+      await Promise.all([
+        expiry.stop(),
+        reminders.stop(),
+        finalPdfs.stop(),
+        webhooks.stop(),
+        keyUses.stop(),
+        oauthSweep.stop(),
+        expiredRecords.stop(),
+        unreferencedObjects?.stop(),
+      ])
       await mail.stop()
+      s3?.close()
       await database.close()
     },
   }

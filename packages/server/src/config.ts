@@ -13,6 +13,20 @@ export interface Config {
   dataDir: string
   /** postgres:// URL; when absent the embedded PGlite database under dataDir is used. */
   databaseUrl: string | undefined
+  /**
+   * How DATABASE_URL's connections behave (DATABASE_POOL_MODE, DATABASE_DIRECT_URL): `session` (one
+   * PostgreSQL session per connection: named prepared statements), or `transaction` (a pooler such as
+   * PgBouncer in transaction mode, which hands each transaction to any server connection: unnamed
+   * statements only). `directUrl` reaches PostgreSQL itself, for migrations and LISTEN, which need a
+   * session of their own; required with `transaction`.
+   */
+  databasePool: { mode: 'session' | 'transaction'; directUrl: string | undefined }
+  /**
+   * CLUSTER_CHECK (default on): on PostgreSQL, refuse to start beside a running server whose
+   * PUBLIC_URL, seal key or identity-document key differs (operator/cluster-nodes.ts). `off` is for
+   * rigs that run servers of different addresses on one database on purpose (tests, benchmarks).
+   */
+  clusterCheck: boolean
   /** smtp:// or smtps:// URL; when absent mail is kept in the database outbox and logged. */
   smtpUrl: string | undefined
   mailFrom: string
@@ -80,7 +94,24 @@ export interface Config {
    * on `host` (METRICS_PORT, METRICS_HOST, default 127.0.0.1) that serves /metrics without a token.
    */
   metrics: { token: string | undefined; port: number | undefined; host: string }
+  /**
+   * Where blob bytes live (BLOB_STORE): `database` (files in DATA_DIR/blobs on the embedded database, rows
+   * on PostgreSQL) or `s3`, an S3-compatible bucket (adapters/s3-blob-store.ts); its credentials come from
+   * the AWS SDK's default chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile, an instance role).
+   */
+  blobStore: BlobStoreSettings
 }
+
+export interface S3Settings {
+  bucket: string
+  region: string
+  /** Absent: AWS's own endpoint for the region; set for MinIO, R2, Ceph and the like. */
+  endpoint: string | undefined
+  /** Bucket in the path (http://host/bucket/key), not the host name (http://bucket.host/key): most self-hosted servers need it. */
+  forcePathStyle: boolean
+}
+
+export type BlobStoreSettings = { kind: 'database' } | ({ kind: 's3' } & S3Settings)
 
 const MB = 1024 * 1024
 
@@ -165,6 +196,45 @@ function parseMetrics(env: NodeJS.ProcessEnv, mainPort: number, problems: string
   return { token, port, host }
 }
 
+const POOL_MODES: readonly Config['databasePool']['mode'][] = ['session', 'transaction']
+
+/** DATABASE_POOL_MODE (default session); `transaction` needs DATABASE_DIRECT_URL past the pooler. */
+function parseDatabasePool(env: NodeJS.ProcessEnv, directUrl: string | undefined, problems: string[]): Config['databasePool'] {
+  const mode = (env.DATABASE_POOL_MODE || 'session') as Config['databasePool']['mode']
+  if (!POOL_MODES.includes(mode)) {
+    problems.push(`DATABASE_POOL_MODE must be one of ${POOL_MODES.join(', ')} (got "${mode}")`)
+    return { mode: 'session', directUrl }
+  }
+  if (mode === 'transaction' && !env.DATABASE_URL) problems.push('DATABASE_POOL_MODE=transaction needs DATABASE_URL (the pooler)')
+  if (mode === 'transaction' && !env.DATABASE_DIRECT_URL) {
+    problems.push('DATABASE_DIRECT_URL must be set with DATABASE_POOL_MODE=transaction: a connection straight to PostgreSQL for migrations and LISTEN')
+  }
+  return { mode, directUrl }
+}
+
+/** BLOB_STORE and, for `s3`, S3_BUCKET, S3_REGION, S3_ENDPOINT and S3_FORCE_PATH_STYLE. */
+function parseBlobStore(env: NodeJS.ProcessEnv, endpoint: string | undefined, problems: string[]): BlobStoreSettings {
+  const kind = env.BLOB_STORE || 'database'
+  if (kind !== 'database' && kind !== 's3') {
+    problems.push(`BLOB_STORE must be "database" or "s3" (got "${kind}")`)
+    return { kind: 'database' }
+  }
+  const pathStyle = env.S3_FORCE_PATH_STYLE || 'false'
+  if (pathStyle !== 'true' && pathStyle !== 'false') problems.push(`S3_FORCE_PATH_STYLE must be "true" or "false" (got "${pathStyle}")`)
+  if (kind === 'database') return { kind }
+  const bucket = env.S3_BUCKET?.trim() ?? ''
+  if (bucket === '') problems.push('S3_BUCKET must name the bucket blobs are kept in when BLOB_STORE=s3')
+  return { kind, bucket, region: env.S3_REGION || 'us-east-1', endpoint, forcePathStyle: pathStyle === 'true' }
+}
+
+/** An on/off switch that is on unless set to `off`. */
+function parseOnOff(name: string, raw: string | undefined, problems: string[]): boolean {
+  if (raw === undefined || raw === '' || raw === 'on') return true
+  if (raw === 'off') return false
+  problems.push(`${name} must be on or off (got "${raw}")`)
+  return true
+}
+
 function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
   if (raw === undefined || raw === '' || raw === 'false') return false
   if (raw === 'true') return true
@@ -213,6 +283,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl,
     dataDir: resolve(env.DATA_DIR || './data'),
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePool: parseDatabasePool(env, url('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']), problems),
+    clusterCheck: parseOnOff('CLUSTER_CHECK', env.CLUSTER_CHECK, problems),
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: env.MAIL_FROM || 'Signet <no-reply@localhost>',
     logLevel,
@@ -257,6 +329,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxDays: integer('SESSION_MAX_DAYS', 14, 1, 365),
     },
     metrics: parseMetrics(env, port, problems),
+    blobStore: parseBlobStore(env, url('S3_ENDPOINT', ['http:', 'https:']), problems),
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return config

@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
+import type { Database } from './db/client.ts'
 import { openInstanceDatabase } from './db/instance.ts'
-import { createLogger } from './lib/logger.ts'
+import { createLogger, type Logger } from './lib/logger.ts'
 import { createServices } from './compose-services.ts'
 import { startAdminSocket } from './admin/socket.ts'
 import { issueOperatorSetupLink } from './accounts/operator-setup.ts'
 import { listenForMetrics } from './http/routes/metrics.ts'
+import { ClusterMismatchError, joinCluster, NOT_CLUSTERED, sharedSettingFingerprints, type ClusterMembership } from './operator/cluster-nodes.ts'
 
 /**
  * What a person starting the server needs: where to open the dashboard and, on an instance
@@ -32,6 +34,19 @@ function metricsLocations(config: Config): string {
   return places.join(', ') || 'off'
 }
 
+/** Records this node beside the others on the database, or exits 1 naming the setting they disagree on. */
+async function joinClusterOrExit(config: Config, database: Database, logger: Logger): Promise<ClusterMembership> {
+  if (!config.clusterCheck) return NOT_CLUSTERED
+  try {
+    return await joinCluster(database, { publicUrl: config.publicUrl, fingerprints: () => sharedSettingFingerprints(config, logger) }, logger)
+  } catch (error) {
+    if (!(error instanceof ClusterMismatchError)) throw error
+    process.stderr.write(`Refusing to start: ${error.message}\n`)
+    await database.close()
+    process.exit(1)
+  }
+}
+
 /** Process entry: open the database (migrating it), serve HTTP and the admin socket, shut down cleanly on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
   let config
@@ -46,7 +61,15 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config)
   const database = await openInstanceDatabase(config, (error) => logger.warn({ err: error }, 'database connection error'))
-  const services = await createServices(config, database, logger)
+  const cluster = await joinClusterOrExit(config, database, logger)
+  const services = await createServices(config, database, logger).catch(async (error: unknown) => {
+    // A setting only a running service can check (an S3 bucket that does not answer): the same refusal as loadConfig's.
+    if (!(error instanceof ConfigError)) throw error
+    process.stderr.write(`Refusing to start: ${error.message}\n`)
+    await cluster.leave()
+    await database.close()
+    process.exit(1)
+  })
   const app = await buildApp(services)
   const adminSocket = database.kind === 'pglite' ? await startAdminSocket(services) : undefined
 
@@ -73,6 +96,7 @@ async function main(): Promise<void> {
       await adminSocket?.close()
       await app.close()
       await metricsListener?.close()
+      await cluster.leave()
       await services.close()
       logger.info('shutdown complete')
       process.exit(0)
@@ -89,6 +113,7 @@ async function main(): Promise<void> {
     logger.fatal({ err: error }, `cannot listen on ${where}`)
     await metricsListener?.close()
     await adminSocket?.close()
+    await cluster.leave()
     await services.close()
     process.exit(1)
   }

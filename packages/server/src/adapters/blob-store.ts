@@ -44,7 +44,7 @@ export interface StagedBlob {
   readonly [staged]: true
 }
 
-async function digestOf(bytes: Uint8Array, known: string | undefined): Promise<{ sha256: string; bytes: Uint8Array }> {
+export async function digestOf(bytes: Uint8Array, known: string | undefined): Promise<{ sha256: string; bytes: Uint8Array }> {
   assertNotEmpty(bytes)
   return { sha256: known ?? (await sha256HexAsync(bytes)), bytes }
 }
@@ -68,13 +68,13 @@ export function databaseBlobStore(database: Pick<Database, 'blobRows'>): BlobSto
   }
 }
 
-async function deleteRow(tx: Db, sha256: string): Promise<void> {
+export async function deleteRow(tx: Db, sha256: string): Promise<void> {
   await tx.delete(blobs).where(eq(blobs.sha256, sha256))
 }
 
-const SHA256_HEX = /^[0-9a-f]{64}$/
+export const SHA256_HEX = /^[0-9a-f]{64}$/
 
-async function syncDirectory(path: string): Promise<void> {
+export async function syncDirectory(path: string): Promise<void> {
   const directory = await open(path, constants.O_RDONLY)
   try {
     await directory.sync()
@@ -103,8 +103,11 @@ async function writeDurably(path: string, bytes: Uint8Array): Promise<void> {
   await syncDirectory(dirname(path))
 }
 
+/** Where the file store keeps a blob (s3-blob-migration.ts moves it from there). */
+export const blobFilePath = (directory: string, sha256: string): string => join(directory, sha256.slice(0, 2), sha256)
+
 export function fileBlobStore(database: Pick<Database, 'db' | 'blobRows'>, directory: string): BlobStore {
-  const pathOf = (sha256: string): string => join(directory, sha256.slice(0, 2), sha256)
+  const pathOf = (sha256: string): string => blobFilePath(directory, sha256)
   return {
     async stage(bytes, known) {
       const blob = await digestOf(bytes, known)

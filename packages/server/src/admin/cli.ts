@@ -235,6 +235,23 @@ program
   .action((opts: { now?: string }) => run({ name: 'jobs.run', ...(opts.now ? { now: opts.now } : {}) }))
 
 program
+  .command('blobs')
+  .description('where PDFs and images are stored')
+  .command('migrate')
+  .description(
+    'copy every stored file into the S3 bucket of BLOB_STORE=s3 and the S3_* settings, check each copy, then remove it from the database or DATA_DIR/blobs; safe to interrupt and run again',
+  )
+  .addOption(new Option('--to <store>', 'the store to move them to').choices(['s3']).makeOptionMandatory())
+  .action(async () => {
+    const config = loadConfig()
+    if (config.blobStore.kind !== 's3') throw new CliError('Set BLOB_STORE=s3 and S3_BUCKET (and the other S3_* settings the server will use).')
+    const { migrateBlobs } = await import('./migrate-blobs.ts')
+    const summary = await migrateBlobs(config, config.blobStore, (line) => process.stderr.write(`${line}\n`))
+    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`)
+    if (summary.missing.length > 0 || summary.failed.length > 0) throw new CliError('Some blobs were not moved (see "missing" and "failed"); the others were.')
+  })
+
+program
   .command('credits')
   .description('credit packs (Free plan)')
   .command('grant')

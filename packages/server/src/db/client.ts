@@ -40,7 +40,15 @@ const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url)
 /** Serialises concurrent migrators (several servers or test workers) on one PostgreSQL. */
 const MIGRATION_LOCK_ID = 0x5167_6e65
 
-export type DatabaseTarget = { databaseUrl: string } | { pgliteDir: string } | { inMemory: true }
+/**
+ * `pool`: how DATABASE_URL's connections behave (config.ts databasePool); absent: `session`, with
+ * migrations and LISTEN on DATABASE_URL itself.
+ */
+export type DatabaseTarget = { databaseUrl: string; pool?: PoolSettings } | { pgliteDir: string } | { inMemory: true }
+export interface PoolSettings {
+  mode: 'session' | 'transaction'
+  directUrl: string | undefined
+}
 
 /** Where errors that belong to no query go (a pooled idle connection the server terminated). */
 export type BackgroundErrorSink = (error: Error) => void
@@ -48,7 +56,7 @@ const toStderr: BackgroundErrorSink = (error) => process.stderr.write(`database 
 
 /** Opens the database and brings its schema up to date. */
 export async function openDatabase(target: DatabaseTarget, onBackgroundError: BackgroundErrorSink = toStderr): Promise<Database> {
-  if ('databaseUrl' in target) return openPostgres(target.databaseUrl, onBackgroundError)
+  if ('databaseUrl' in target) return openPostgres(target.databaseUrl, target.pool ?? { mode: 'session', directUrl: undefined }, onBackgroundError)
   let client: PGlite
   let blobDir: string
   let removeBlobDir = false
@@ -100,21 +108,17 @@ const PGLITE_BYTEA = {
   parsers: { [BYTEA_OID]: (text: string) => Buffer.from(text.slice(2), 'hex') },
 }
 
-async function openPostgres(url: string, onBackgroundError: BackgroundErrorSink): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: 10 })
+async function openPostgres(url: string, settings: PoolSettings, onBackgroundError: BackgroundErrorSink): Promise<Database> {
+  // What needs one session across statements (the migration lock, LISTEN) goes past the pooler.
+  const directUrl = settings.directUrl ?? url
+  await migrateHoldingLock(directUrl)
+  const Client = settings.mode === 'transaction' ? UnnamedStatementClient : pg.Client
+  const pool = new pg.Pool({ connectionString: url, max: 10, Client })
   // An idle connection that dies (server restart, proxy timeout) is dropped by the pool and
   // re-opened on demand; without a listener its error would crash the process.
   pool.on('error', onBackgroundError)
-  const lockClient = await pool.connect()
-  try {
-    await lockClient.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID])
-    await migratePg(drizzlePg(lockClient, { schema }), { migrationsFolder })
-  } finally {
-    await lockClient.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined)
-    lockClient.release()
-  }
   const db = drizzlePg(pool, { schema })
-  const listener = postgresListener(url)
+  const listener = postgresListener(directUrl)
   return {
     db: db as unknown as Db,
     kind: 'postgres',
@@ -126,6 +130,41 @@ async function openPostgres(url: string, onBackgroundError: BackgroundErrorSink)
       await pool.end()
     },
   }
+}
+
+/** Migrates under a session-level advisory lock, so concurrent starts migrate one after another. */
+async function migrateHoldingLock(url: string): Promise<void> {
+  const lockClient = new pg.Client({ connectionString: url })
+  await lockClient.connect()
+  try {
+    await lockClient.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID])
+    await migratePg(drizzlePg(lockClient, { schema }), { migrationsFolder })
+  } finally {
+    // Ending the session releases the lock too.
+    await lockClient.end()
+  }
+}
+
+/**
+ * A connection that sends every statement unnamed. Behind a pooler in transaction mode the next
+ * statement may run on another server connection, where a named statement prepared here does not
+ * exist (or one of the same name, prepared by another client, does). Queries built with
+ * `.prepare('name')` (lib/prepared.ts) thus keep their name in session mode and lose it here, which
+ * costs a parse and plan per execution; the domain code is the same in both modes.
+ */
+class UnnamedStatementClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config)
+    // An own property rather than an override: pg's typings give query a dozen overloads.
+    const query = this.query.bind(this) as (...args: unknown[]) => unknown
+    this.query = ((config: unknown, ...rest: unknown[]) => query(withoutName(config), ...rest)) as pg.Client['query']
+  }
+}
+
+/** A query config without its statement name; anything else (text, a COPY stream) as it is. */
+function withoutName(config: unknown): unknown {
+  if (typeof config !== 'object' || config === null || !('name' in config) || config.name === undefined) return config
+  return { ...config, name: undefined }
 }
 
 const RELISTEN_DELAY_MS = 2_000

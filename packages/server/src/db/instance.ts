@@ -11,8 +11,11 @@ import { openDatabase, pgliteDirFor, type BackgroundErrorSink, type Database } f
  * lock that the holder refreshes; a crashed holder's lock goes stale after 10 s.
  * While a server holds it, the operator CLI talks to the server over the admin socket.
  */
-export async function openInstanceDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>, onBackgroundError?: BackgroundErrorSink): Promise<Database> {
-  if (config.databaseUrl) return openDatabase({ databaseUrl: config.databaseUrl }, onBackgroundError)
+export async function openInstanceDatabase(
+  config: Pick<Config, 'databaseUrl' | 'databasePool' | 'dataDir'>,
+  onBackgroundError?: BackgroundErrorSink,
+): Promise<Database> {
+  if (config.databaseUrl) return openDatabase({ databaseUrl: config.databaseUrl, pool: config.databasePool }, onBackgroundError)
   mkdirSync(config.dataDir, { recursive: true })
   let release: () => Promise<void>
   try {

@@ -1002,3 +1002,17 @@ export const embedLinks = pgTable(
   },
   (t) => [uniqueIndex('embed_links_token_hash').on(t.tokenHash), uniqueIndex('embed_links_page_token_hash').on(t.pageTokenHash)],
 )
+
+/**
+ * Each server process running on this database (operator/cluster-nodes.ts), so a node started with
+ * other shared settings than the running ones is refused. `fingerprints` holds a SHA-256 per setting
+ * (never the value); a row not seen within 45 s belongs to a process that died.
+ */
+export const clusterNodes = pgTable('cluster_nodes', {
+  id: text('id').primaryKey(),
+  /** Not a secret, and what the refusal message shows the operator. */
+  publicUrl: text('public_url').notNull(),
+  fingerprints: jsonb('fingerprints').$type<Record<string, string>>().notNull(),
+  startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+})

@@ -62,7 +62,8 @@ export function freePort(): Promise<number> {
 }
 
 function childEnv(dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...extra }
+  // Test servers on one PostgreSQL database have their own ports (PUBLIC_URLs) and DATA_DIRs: the cluster check is for a real cluster (cluster-nodes.test.ts turns it on).
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', HOST: '127.0.0.1', CLUSTER_CHECK: 'off', ...extra }
   // Mail stays in the local outbox, where `mail list` can read it.
   delete env.SMTP_URL
   return env
