@@ -46,7 +46,12 @@ const ACCOUNT_BODY_LIMIT = 16 * 1024
 const ACCOUNT_BODY_LIMIT_WORDS = '16 KiB: sign-up, sign-in and password requests carry only a few short fields'
 
 /** Builds the HTTP application over the given services; never listens (server.ts and tests do). */
-export async function buildApp(services: Services): Promise<FastifyInstance> {
+/** What the process tells the app about its own life: draining before a shutdown (server.ts, SHUTDOWN_GRACE_MS). */
+export interface AppLifecycle {
+  readonly draining: boolean
+}
+
+export async function buildApp(services: Services, lifecycle: AppLifecycle = { draining: false }): Promise<FastifyInstance> {
   const { config, logger } = services
   const connections = connectionOptions(config.connections)
   const app = Fastify({
@@ -119,6 +124,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   })
 
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
+    // A balancer stops sending new requests here while the ones on their way are still served.
+    if (lifecycle.draining) return reply.code(503).send({ status: 'draining' })
     await services.db.execute(sql`select 1`)
     return reply.send({ status: 'ok' })
   })

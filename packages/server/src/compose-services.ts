@@ -56,7 +56,15 @@ export async function createServices(config: Config, database: Database, logger:
   const instanceKey = instanceKeyFor(config, logger)
   const mailer = overrides.mailer ?? (config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : logMailer(logger))
   const blobs = s3 ?? blobStoreFor(database)
-  const mail = startMailDispatcher({ db: database.db, blobs, mailer, clock, logger, pollMs: config.mailPollMs })
+  const mail = startMailDispatcher({
+    db: database.db,
+    blobs,
+    mailer,
+    clock,
+    logger,
+    pollMs: config.mailPollMs,
+    messageIdDomain: new URL(config.publicUrl).hostname,
+  })
   const pdfWork = new PdfWork(config.pdfWork, config.pdfLimits, logger)
   const metricsOn = config.metrics.token !== undefined || config.metrics.port !== undefined
   const metrics = metricsOn ? await createPrometheusMetrics({ db: database.db, clock, logger, pdfWork, dbPool: poolCountsOf(database) }) : noMetrics

@@ -35,6 +35,8 @@ export interface Config {
   bodyLimit: number
   /** How often the mail outbox is polled for due messages (ms). */
   mailPollMs: number
+  /** After SIGTERM, how long /healthz answers 503 while requests are still served, before the server closes (ms). */
+  shutdownGraceMs: number
   /**
    * Which proxies to believe about the client's address (recorded in the audit trail):
    * false (default: the socket's peer), true (any), or a comma-separated list of proxy addresses/CIDRs.
@@ -290,6 +292,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     bodyLimit: integer('BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024),
     mailPollMs: integer('MAIL_POLL_MS', 2000, 50, 3_600_000),
+    shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 0, 0, 60_000),
     jobPollMs: integer('JOB_POLL_MS', 5000, 50, 3_600_000),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     connections: {

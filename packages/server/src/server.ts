@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
@@ -70,7 +71,8 @@ async function main(): Promise<void> {
     await database.close()
     process.exit(1)
   })
-  const app = await buildApp(services)
+  const lifecycle = { draining: false }
+  const app = await buildApp(services, lifecycle)
   const adminSocket = database.kind === 'pglite' ? await startAdminSocket(services) : undefined
 
   let metricsListener: FastifyInstance | undefined
@@ -86,6 +88,11 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (closing) return
     closing = true
+    if (signal === 'SIGTERM' && config.shutdownGraceMs > 0) {
+      lifecycle.draining = true
+      logger.info({ signal, graceMs: config.shutdownGraceMs }, 'draining: /healthz answers 503 while requests are still served')
+      await sleep(config.shutdownGraceMs)
+    }
     logger.info({ signal }, 'shutting down: finishing in-flight requests')
     const forceExit = setTimeout(() => {
       logger.error('shutdown took longer than 15 s; exiting')

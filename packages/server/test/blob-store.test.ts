@@ -6,6 +6,7 @@ import { openDatabase, type Database } from '../src/db/client.ts'
 import * as schema from '../src/db/schema.ts'
 import { sha256Hex } from '../src/lib/crypto.ts'
 import { createScratchDatabase } from './helpers/postgres.ts'
+import { drained } from './helpers/blob-streams.ts'
 
 /* The blob store of whichever database this run uses (PGlite files, or PostgreSQL rows read by COPY). */
 describe(`blob store (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
@@ -37,6 +38,9 @@ describe(`blob store (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, (
       const read = await blobs.get(sha256)
       expect(read?.byteLength).toBe(size)
       expect(Buffer.compare(Buffer.from(read ?? []), bytes)).toBe(0)
+      const opened = await blobs.open(sha256)
+      expect(opened?.size).toBe(size)
+      expect(Buffer.compare(await drained(opened), bytes)).toBe(0)
     }
   })
 
@@ -74,5 +78,7 @@ describe(`blob store (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, (
   it('answers undefined for a digest it does not hold, or that is not a digest', async () => {
     expect(await blobs.get(sha256Hex(randomBytes(8)))).toBeUndefined()
     expect(await blobs.get("x' OR '1'='1")).toBeUndefined()
+    expect(await blobs.open(sha256Hex(randomBytes(8)))).toBeUndefined()
+    expect(await blobs.open('../../etc/passwd')).toBeUndefined()
   })
 })

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { idempotentRequests } from '../src/db/schema.ts'
-import { deleteExpiredIdempotentRequests, IDEMPOTENCY_WINDOW_MS } from '../src/idempotency/idempotent-requests.ts'
+import { claimKey, deleteExpiredIdempotentRequests, IDEMPOTENCY_WINDOW_MS, INTERRUPTED_AFTER_MS } from '../src/idempotency/idempotent-requests.ts'
 import { bodyOf, setupOrg, uniqueEmail, type TestOrg } from './helpers/api.ts'
 import {
   cleanUpProcesses,
@@ -280,6 +280,28 @@ describe('expired Idempotency-Keys', () => {
       const reused = await send(recent, email)
       expect(reused.status).toBe(409)
       expect((await bodyOf(reused)).code).toBe('idempotency_key_reused')
+    })
+  })
+
+  describe('an answer that never came', () => {
+    beforeAll(async () => {
+      server = await startTestServer({ env: { JOB_POLL_MS: '3600000' } })
+      org = await setupOrg(server)
+    }, TIMEOUT_MS)
+    afterAll(() => server.close(), TIMEOUT_MS)
+
+    test('a key whose request never answered (its server died) is in progress for two minutes, then reported as interrupted, never run again', async () => {
+      const request = { orgId: org.orgId, route: ROUTE, key: randomUUID(), requestHash: 'the interrupted request' }
+      const store = { db: server.services.db, secrets: server.services.secrets }
+      const began = server.services.clock.now()
+      const later = (ms: number) => new Date(began.getTime() + ms)
+      expect(await claimKey(store, request, began)).toBeNull()
+      await expect(claimKey(store, request, later(30_000))).rejects.toMatchObject({ code: 'idempotency_key_in_progress' })
+      const interrupted = claimKey(store, request, later(INTERRUPTED_AFTER_MS + 1_000))
+      await expect(interrupted).rejects.toMatchObject({ code: 'conflict', status: 409 })
+      await expect(interrupted).rejects.toThrow(/interrupted before it answered .* whether it took effect is unknown/)
+      // Still held: the repeat is told, not run.
+      expect(await keyRow(request.key)).toMatchObject({ status: null })
     })
   })
 

@@ -211,3 +211,30 @@ test.skipIf(usingPostgres)(
   },
   TIMEOUT_MS,
 )
+
+/** Behind a load balancer: the health check fails first, and requests are still served until the grace ends. */
+test(
+  'with SHUTDOWN_GRACE_MS, SIGTERM first turns /healthz to 503 while requests are still served, then the process exits 0',
+  async () => {
+    const dataDir = makeTempDir('drain')
+    const server = await startServer({ dataDir, env: { SHUTDOWN_GRACE_MS: '3000', LOG_LEVEL: 'info' } })
+    const { org } = await orgWithTemplate(dataDir)
+    const signalled = Date.now()
+    server.child.kill('SIGTERM')
+    await server.waitForLog((line) => line.msg === 'draining: /healthz answers 503 while requests are still served')
+
+    const health = await server.request('/healthz')
+    expect(health.status).toBe(503)
+    expect(await health.json()).toEqual({ status: 'draining' })
+    const served = await server.request('/api/v1/templates', { key: org.api_key })
+    expect(served.status).toBe(200)
+    // Keep-alive connections are closed after each answer, so the balancer's next request goes elsewhere.
+    expect(served.headers.get('connection')).toBe('close')
+    expect(server.child.exitCode).toBeNull()
+
+    expect(await server.stop('SIGTERM')).toEqual({ code: 0, signal: null })
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(3000)
+    await expectReleased(server)
+  },
+  TIMEOUT_MS,
+)

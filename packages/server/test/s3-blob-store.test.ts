@@ -10,6 +10,7 @@ import { sha256Hex } from '../src/lib/crypto.ts'
 import { movableClock } from './helpers/clock.ts'
 import { startLocalS3, S3RVER_CREDENTIALS, virtualHostHandler, type LocalS3 } from './helpers/local-s3.ts'
 import { createScratchDatabase } from './helpers/postgres.ts'
+import { drained } from './helpers/blob-streams.ts'
 
 const engine = process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'
 
@@ -58,6 +59,10 @@ describe(`S3 blob store (${engine})`, () => {
       expect(await rowOf(sha256)).toMatchObject({ bytes: null, size: bytes.byteLength })
       if (database.blobDir) expect(existsSync(blobFilePath(database.blobDir, sha256))).toBe(false)
       expect(Buffer.compare(Buffer.from((await blobs.get(sha256)) ?? []), bytes)).toBe(0)
+      // Streamed as the bucket sends it, with its length.
+      const opened = await blobs.open(sha256)
+      expect(opened?.size).toBe(bytes.byteLength)
+      expect(Buffer.compare(await drained(opened), bytes)).toBe(0)
 
       // Released while a row records it: kept.
       await blobs.release(sha256)
@@ -78,7 +83,9 @@ describe(`S3 blob store (${engine})`, () => {
     const blobs = await open('path')
     expect(await blobs.head(sha256)).toBeUndefined()
     expect(Buffer.compare(Buffer.from((await blobs.get(sha256)) ?? []), bytes)).toBe(0)
+    expect(Buffer.compare(await drained(await blobs.open(sha256)), bytes)).toBe(0)
     expect(await blobs.get("x' OR '1'='1")).toBeUndefined()
+    expect(await blobs.open("x' OR '1'='1")).toBeUndefined()
   })
 
   it('leaves an object a rolled-back transaction staged, and the sweep deletes it after a day, not before', async () => {

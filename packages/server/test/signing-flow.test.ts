@@ -87,6 +87,10 @@ describe('two signers sign a document', () => {
       const mails = await server.mail.waitFor(signer.email, 2)
       const done = mails.find((m) => /is complete/.test(m.subject ?? ''))
       expect(done?.attachments.map((a) => a.mimeType)).toEqual(['application/pdf'])
+      // Each message's Message-ID names its outbox row, so one sent again after a crash is recognisably the same.
+      const rows = await server.services.db.select({ id: outboundEmails.id }).from(outboundEmails).where(eq(outboundEmails.toAddress, signer.email))
+      const host = new URL(server.services.config.publicUrl).hostname
+      expect(new Set(mails.map((m) => m.messageId))).toEqual(new Set(rows.map((row) => `<${row.id}@${host}>`)))
     }
 
     // The link now shows the finished state and offers the download; it can change nothing.

@@ -3138,7 +3138,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Extension: makes the request safe to repeat (1 to 255 visible ASCII characters, e.g. a UUID). For 24 hours, a repeat with the same key and the same request gets the first successful answer again, with the header Idempotent-Replayed: true, and changes nothing. The same key with another request is 409 idempotency_key_reused; a repeat while the first still runs is 409 idempotency_key_in_progress with Retry-After. A failed request keeps no answer: its repeat runs again. */
+                /** @description Extension: makes the request safe to repeat (1 to 255 visible ASCII characters, e.g. a UUID). For 24 hours, a repeat with the same key and the same request gets the first successful answer again, with the header Idempotent-Replayed: true, and changes nothing. The same key with another request is 409 idempotency_key_reused; a repeat while the first still runs is 409 idempotency_key_in_progress with Retry-After. A failed request keeps no answer: its repeat runs again. A first request that never answered (its server stopped) is reported after two minutes as 409 conflict: whether it took effect is unknown, so check, then use a new key. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -3280,7 +3280,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
-            /** @description Extension: the Idempotency-Key was used with another request (idempotency_key_reused), or its first request is still running (idempotency_key_in_progress, see Retry-After) */
+            /** @description Extension: the Idempotency-Key was used with another request (idempotency_key_reused), or its first request is still running (idempotency_key_in_progress, see Retry-After), or never answered because its server stopped (conflict: check whether it took effect, then use a new key) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7197,7 +7197,7 @@ export interface operations {
                 certificate_mode?: "both" | "separate" | "appended";
             };
             header?: {
-                /** @description Extension: makes the request safe to repeat (1 to 255 visible ASCII characters, e.g. a UUID). For 24 hours, a repeat with the same key and the same request gets the first successful answer again, with the header Idempotent-Replayed: true, and changes nothing. The same key with another request is 409 idempotency_key_reused; a repeat while the first still runs is 409 idempotency_key_in_progress with Retry-After. A failed request keeps no answer: its repeat runs again. */
+                /** @description Extension: makes the request safe to repeat (1 to 255 visible ASCII characters, e.g. a UUID). For 24 hours, a repeat with the same key and the same request gets the first successful answer again, with the header Idempotent-Replayed: true, and changes nothing. The same key with another request is 409 idempotency_key_reused; a repeat while the first still runs is 409 idempotency_key_in_progress with Retry-After. A failed request keeps no answer: its repeat runs again. A first request that never answered (its server stopped) is reported after two minutes as 409 conflict: whether it took effect is unknown, so check, then use a new key. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -7321,7 +7321,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
-            /** @description Extension: the Idempotency-Key was used with another request (idempotency_key_reused), or its first request is still running (idempotency_key_in_progress, see Retry-After) */
+            /** @description Extension: the Idempotency-Key was used with another request (idempotency_key_reused), or its first request is still running (idempotency_key_in_progress, see Retry-After), or never answered because its server stopped (conflict: check whether it took effect, then use a new key) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8851,7 +8851,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Extension: makes the request safe to repeat (1 to 255 visible ASCII characters, e.g. a UUID). For 24 hours, a repeat with the same key and the same request gets the first successful answer again, with the header Idempotent-Replayed: true, and changes nothing. The same key with another request is 409 idempotency_key_reused; a repeat while the first still runs is 409 idempotency_key_in_progress with Retry-After. A failed request keeps no answer: its repeat runs again. */
+                /** @description Extension: makes the request safe to repeat (1 to 255 visible ASCII characters, e.g. a UUID). For 24 hours, a repeat with the same key and the same request gets the first successful answer again, with the header Idempotent-Replayed: true, and changes nothing. The same key with another request is 409 idempotency_key_reused; a repeat while the first still runs is 409 idempotency_key_in_progress with Retry-After. A failed request keeps no answer: its repeat runs again. A first request that never answered (its server stopped) is reported after two minutes as 409 conflict: whether it took effect is unknown, so check, then use a new key. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -8913,7 +8913,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequired"];
                 };
             };
-            /** @description The URL is already registered, or the org has the most endpoints allowed (20); or Extension: the Idempotency-Key was used with another request (idempotency_key_reused), or its first request is still running (idempotency_key_in_progress, see Retry-After) */
+            /** @description The URL is already registered, or the org has the most endpoints allowed (20); or Extension: the Idempotency-Key was used with another request (idempotency_key_reused), or its first request is still running (idempotency_key_in_progress, see Retry-After), or never answered because its server stopped (conflict: check whether it took effect, then use a new key) */
             409: {
                 headers: {
                     [name: string]: unknown;

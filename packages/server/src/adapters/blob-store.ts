@@ -1,6 +1,7 @@
 import { constants } from 'node:fs'
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises'
+import { mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
+import { Readable } from 'node:stream'
 import { eq } from 'drizzle-orm'
 import type { Database, Db } from '../db/client.ts'
 import { blobs } from '../db/schema.ts'
@@ -26,6 +27,8 @@ export interface BlobStore {
   /** Stores a staged blob (idempotently) inside the given transaction; returns its SHA-256. */
   put(tx: Db, blob: StagedBlob): Promise<string>
   get(sha256: string): Promise<Uint8Array | undefined>
+  /** The blob as a stream with its size, to send to a client without holding it whole (files, S3); undefined when absent. */
+  open(sha256: string): Promise<BlobStream | undefined>
   /**
    * Deletes a blob's row inside the given transaction (on PostgreSQL its bytes go with it); after
    * the commit, `release` removes its file. Only for bytes nothing else can share: a blob is
@@ -35,6 +38,17 @@ export interface BlobStore {
   /** Removes the file of a blob no row records (any more): after `delete` committed, or when the transaction a staged blob was meant for failed. */
   release(sha256: string): Promise<void>
 }
+
+export interface BlobStream {
+  size: number
+  stream: Readable
+}
+
+/** Bytes already in memory, as a stream (the blobs table gives its value whole). */
+export const streamOfBytes = (bytes: Uint8Array): BlobStream => ({
+  size: bytes.byteLength,
+  stream: Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]),
+})
 
 declare const staged: unique symbol
 /** Bytes and their digest, ready for `put` (only `stage` makes one). */
@@ -62,6 +76,10 @@ export function databaseBlobStore(database: Pick<Database, 'blobRows'>): BlobSto
       return blob.sha256
     },
     get: (sha256) => database.blobRows.read(sha256),
+    open: async (sha256) => {
+      const bytes = await database.blobRows.read(sha256)
+      return bytes && streamOfBytes(bytes)
+    },
     delete: deleteRow,
     // The bytes were in the row.
     release: () => Promise.resolve(),
@@ -129,6 +147,23 @@ export function fileBlobStore(database: Pick<Database, 'db' | 'blobRows'>, direc
         // Blobs stored before the files existed are still in their rows.
         return database.blobRows.read(sha256)
       }
+    },
+    async open(sha256) {
+      if (!SHA256_HEX.test(sha256)) return undefined
+      let file: FileHandle
+      try {
+        file = await open(pathOf(sha256), constants.O_RDONLY)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+        const bytes = await database.blobRows.read(sha256)
+        return bytes && streamOfBytes(bytes)
+      }
+      // Opened first, then measured: a release after this point cannot pull the file from under the stream.
+      const { size } = await file.stat().catch(async (error: unknown) => {
+        await file.close()
+        throw error
+      })
+      return { size, stream: file.createReadStream() }
     },
     delete: deleteRow,
     async release(sha256) {

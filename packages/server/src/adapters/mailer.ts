@@ -13,6 +13,8 @@ export interface MailMessage {
   text: string
   html: string
   attachments?: MailAttachment[]
+  /** The Message-ID header, the same on every attempt: a message sent again after a crash is the same message to the receiver. */
+  messageId?: string
 }
 
 /** Delivers one message or throws; the outbox (mail/outbox.ts) handles retries. */

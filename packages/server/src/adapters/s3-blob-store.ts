@@ -6,7 +6,7 @@ import { ConfigError, type S3Settings } from '../config.ts'
 import type { Database } from '../db/client.ts'
 import { blobs } from '../db/schema.ts'
 import type { Clock } from './clock.ts'
-import { blobStoreFor, deleteRow, digestOf, SHA256_HEX, type BlobStore, type StagedBlob } from './blob-store.ts'
+import { blobStoreFor, deleteRow, digestOf, SHA256_HEX, type BlobStore, type BlobStream, type StagedBlob } from './blob-store.ts'
 
 /** An object no row records is deleted once it is this old: far longer than any stage-then-commit takes. */
 export const UNREFERENCED_OBJECT_AGE_MS = 24 * 3600_000
@@ -118,21 +118,21 @@ function s3BlobStore(sdk: Sdk, client: S3Client, bucket: string, database: Datab
   const upload = async (sha256: string, bytes: Uint8Array): Promise<void> => {
     await client.send(new sdk.PutObjectCommand({ Bucket: bucket, Key: objectKeyOf(sha256), Body: bytes, ContentLength: bytes.byteLength }))
   }
-  const open = async (sha256: string): Promise<Readable | undefined> => {
+  const openObject = async (sha256: string): Promise<BlobStream | undefined> => {
     if (!SHA256_HEX.test(sha256)) return undefined
     try {
       const object = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: objectKeyOf(sha256) }))
-      return object.Body as Readable
+      return { size: object.ContentLength ?? 0, stream: object.Body as Readable }
     } catch (error) {
       if (statusOf(error) === 404) return undefined
       throw error
     }
   }
   const readObject = async (sha256: string): Promise<Uint8Array | undefined> => {
-    const body = await open(sha256)
-    if (!body) return undefined
+    const object = await openObject(sha256)
+    if (!object) return undefined
     const chunks: Buffer[] = []
-    for await (const chunk of body) chunks.push(chunk as Buffer)
+    for await (const chunk of object.stream) chunks.push(chunk as Buffer)
     return Buffer.concat(chunks)
   }
   const recorded = async (sha256s: string[]): Promise<Set<string>> => {
@@ -156,6 +156,10 @@ function s3BlobStore(sdk: Sdk, client: S3Client, bucket: string, database: Datab
     },
     async get(sha256) {
       return (await readObject(sha256)) ?? (SHA256_HEX.test(sha256) ? previous.get(sha256) : undefined)
+    },
+    // Passed on as S3 sends it: a download never holds the whole file in the server.
+    async open(sha256) {
+      return (await openObject(sha256)) ?? (SHA256_HEX.test(sha256) ? previous.open(sha256) : undefined)
     },
     head,
     upload,

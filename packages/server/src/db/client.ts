@@ -108,6 +108,8 @@ const PGLITE_BYTEA = {
   parsers: { [BYTEA_OID]: (text: string) => Buffer.from(text.slice(2), 'hex') },
 }
 
+const ignoreCheckedOutError = (): void => undefined
+
 async function openPostgres(url: string, settings: PoolSettings, onBackgroundError: BackgroundErrorSink): Promise<Database> {
   // What needs one session across statements (the migration lock, LISTEN) goes past the pooler.
   const directUrl = settings.directUrl ?? url
@@ -117,6 +119,11 @@ async function openPostgres(url: string, settings: PoolSettings, onBackgroundErr
   // An idle connection that dies (server restart, proxy timeout) is dropped by the pool and
   // re-opened on demand; without a listener its error would crash the process.
   pool.on('error', onBackgroundError)
+  // The pool listens only while a connection is idle: one that dies while checked out between two
+  // statements (inside a transaction, a blob's COPY) would emit 'error' to no one and end the
+  // process (the failure drill's PostgreSQL restart). Nothing to log here: its next statement
+  // fails with the same error, and the pool discards the connection on release.
+  pool.on('connect', (client) => client.on('error', ignoreCheckedOutError))
   const db = drizzlePg(pool, { schema })
   const listener = postgresListener(directUrl)
   return {

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm'
 import type { Principal } from '../actors/principal.ts'
-import type { BlobStore } from '../adapters/blob-store.ts'
+import type { BlobStore, BlobStream } from '../adapters/blob-store.ts'
 import { selfSeals } from '../db/schema.ts'
 import { sealFactsOf } from '../seal/seal-facts.ts'
 import { verifyUrlOf } from '../seal/verify-url.ts'
@@ -12,9 +12,18 @@ import { findDocument } from './find-document.ts'
 export interface FileDownload {
   contentType: 'application/pdf' | 'image/png'
   filename: string
-  bytes: Uint8Array
+  /** The bytes, or a stored file as its store streams it (files, S3), so a download never holds it whole. */
+  body: Uint8Array | BlobStream
   /** SHA-256 of a stored file (the signed PDF, a certificate); a badge is drawn on each call. */
   sha256?: string
+}
+
+/** The whole file, for answers that embed it (MCP's base64 resource). */
+export async function bytesOf(file: FileDownload): Promise<Uint8Array> {
+  if (file.body instanceof Uint8Array) return file.body
+  const chunks: Buffer[] = []
+  for await (const chunk of file.body.stream) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks)
 }
 
 /*
@@ -44,10 +53,10 @@ export async function readSignedPdf(
     renderFailedAt?: Date | null
   },
 ): Promise<FileDownload> {
-  const bytes = document.status === 'completed' && document.signedPdfSha256 ? await blobs.get(document.signedPdfSha256) : undefined
-  if (!bytes) throw document.isVerifiedBadge ? notSealedYet() : signedPdfNotReady(document.sealError, Boolean(document.renderFailedAt))
+  const body = document.status === 'completed' && document.signedPdfSha256 ? await blobs.open(document.signedPdfSha256) : undefined
+  if (!body) throw document.isVerifiedBadge ? notSealedYet() : signedPdfNotReady(document.sealError, Boolean(document.renderFailedAt))
   const filename = document.isVerifiedBadge ? `${fileBaseName(document.title)} (sealed).pdf` : signedPdfFilename(document.title)
-  return { contentType: 'application/pdf', filename, bytes, sha256: document.signedPdfSha256 ?? undefined }
+  return { contentType: 'application/pdf', filename, body, sha256: document.signedPdfSha256 ?? undefined }
 }
 
 export async function getSignedFile({ db, blobs }: FileServices, principal: Principal, documentId: string): Promise<FileDownload> {
@@ -60,18 +69,22 @@ export async function getCertificateFile({ db, blobs }: FileServices, principal:
   const [seal] = document.isVerifiedBadge
     ? await db.select({ sha256: selfSeals.certificatePdfSha256 }).from(selfSeals).where(eq(selfSeals.documentId, document.id))
     : []
-  const bytes = seal?.sha256 ? await blobs.get(seal.sha256) : undefined
-  if (!bytes) throw notFound('No standalone certificate for this document.')
-  return { contentType: 'application/pdf', filename: `${fileBaseName(document.title)} (certificate).pdf`, bytes, sha256: seal?.sha256 ?? undefined }
+  const body = seal?.sha256 ? await blobs.open(seal.sha256) : undefined
+  if (!body) throw notFound('No standalone certificate for this document.')
+  return { contentType: 'application/pdf', filename: `${fileBaseName(document.title)} (certificate).pdf`, body, sha256: seal?.sha256 ?? undefined }
 }
 
 /** The Verified Badge, drawn anew from the audit trail on every call (the same trail gives the same bytes). */
-export async function getBadgeImage({ db, config, pdfWork }: FileServices, principal: Principal, documentId: string): Promise<FileDownload> {
+export async function getBadgeImage(
+  { db, config, pdfWork }: FileServices,
+  principal: Principal,
+  documentId: string,
+): Promise<FileDownload & { body: Uint8Array }> {
   const document = await findDocument(db, principal.orgId, documentId)
   if (!document.isVerifiedBadge) throw notFound('This document is not a sealed document, so it has no Verified Badge.')
   const facts = await sealFactsOf(db, document.id)
   if (!facts) throw notSealedYet()
-  const bytes = await pdfWork.renderBadge({
+  const body = await pdfWork.renderBadge({
     orgName: facts.legalName,
     title: facts.title,
     sha256: facts.sha256,
@@ -79,5 +92,5 @@ export async function getBadgeImage({ db, config, pdfWork }: FileServices, princ
     tsaName: facts.tsaName,
     verifyUrl: verifyUrlOf(config.publicUrl, document.id),
   })
-  return { contentType: 'image/png', filename: `${fileBaseName(document.title)} (badge).png`, bytes }
+  return { contentType: 'image/png', filename: `${fileBaseName(document.title)} (badge).png`, body }
 }

@@ -21,7 +21,8 @@ export const IdempotencyKeyHeaders = Type.Object({
         'Extension: makes the request safe to repeat (1 to 255 visible ASCII characters, e.g. a UUID). For 24 hours, a repeat with the same key and ' +
         'the same request gets the first successful answer again, with the header Idempotent-Replayed: true, and changes nothing. ' +
         'The same key with another request is 409 idempotency_key_reused; a repeat while the first still runs is 409 idempotency_key_in_progress ' +
-        'with Retry-After. A failed request keeps no answer: its repeat runs again.',
+        'with Retry-After. A failed request keeps no answer: its repeat runs again. A first request that never answered (its server stopped) ' +
+        'is reported after two minutes as 409 conflict: whether it took effect is unknown, so check, then use a new key.',
     }),
   ),
 })
@@ -31,7 +32,8 @@ export const idempotencyConflict = (otherwise?: string) => ({
   ...ErrorBody,
   description:
     (otherwise ? `${otherwise}; or ` : '') +
-    'Extension: the Idempotency-Key was used with another request (idempotency_key_reused), or its first request is still running (idempotency_key_in_progress, see Retry-After)',
+    'Extension: the Idempotency-Key was used with another request (idempotency_key_reused), or its first request is still running (idempotency_key_in_progress, see Retry-After), ' +
+    'or never answered because its server stopped (conflict: check whether it took effect, then use a new key)',
 })
 
 /*

@@ -7,6 +7,13 @@ import { AppError } from '../errors.ts'
 /** How long a key and its answer are kept: a repeat after that runs as a new request. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000
 
+/**
+ * A keyed request still without an answer this long after it began was interrupted (its server
+ * stopped or died): longer than any request runs once its body has arrived (bulk sends and seals
+ * have budgets of a minute or less).
+ */
+export const INTERRUPTED_AFTER_MS = 2 * 60 * 1000
+
 /** One keyed request: the org that sent it, the route (`POST /api/v1/documents`), the key and the SHA-256 of what it sent. */
 export interface KeyedRequest {
   orgId: string
@@ -52,7 +59,9 @@ export async function claimKey({ db, secrets }: IdempotencyStore, request: Keyed
   if (earlier.requestHash !== request.requestHash) {
     throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request. Use a new key for a new request.')
   }
-  if (earlier.status === null || earlier.responseBody === null) throw inProgress()
+  if (earlier.status === null || earlier.responseBody === null) {
+    throw now.getTime() - earlier.createdAt.getTime() > INTERRUPTED_AFTER_MS ? interrupted() : inProgress()
+  }
   const body = await secrets.decrypt(Buffer.from(earlier.responseBody, 'base64'), contextOf(request))
   return { status: earlier.status, body: body.toString('utf8') }
 }
@@ -86,6 +95,17 @@ const contextOf = (request: KeyedRequest) => `idempotent-answer:${request.orgId}
 
 const sameKey = (request: KeyedRequest) =>
   and(eq(idempotentRequests.orgId, request.orgId), eq(idempotentRequests.route, request.route), eq(idempotentRequests.key, request.key))
+
+/*
+ * Whether an interrupted request took effect cannot be known (it may have committed just before its
+ * server died), so the key is not handed to the repeat: that could do the work twice. The caller
+ * is told what to check instead of a 24-hour "in progress".
+ */
+const interrupted = () =>
+  new AppError(
+    'conflict',
+    'The request first sent with this Idempotency-Key was interrupted before it answered (its server stopped), so whether it took effect is unknown. Check for the resource it would have made (for example, list your documents), then send the request again with a new key if it is missing.',
+  )
 
 const inProgress = () =>
   new AppError(

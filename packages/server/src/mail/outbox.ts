@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { and, asc, eq, inArray, lte, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import type { Clock } from '../adapters/clock.ts'
 import type { BlobStore } from '../adapters/blob-store.ts'
@@ -41,6 +42,8 @@ const BATCH_SIZE = 50
 const LEASE_MS = 2 * 60_000
 const MAX_ATTEMPTS = 8
 const retryDelayMs = (attempts: number): number => Math.min(30_000 * 2 ** (attempts - 1), 3_600_000)
+/** Pauses between tries to record that messages went: about 15 s in all, longer than a database restart takes. */
+const MARK_SENT_RETRIES_MS = [250, 500, 1_000, 2_000, 4_000, 8_000]
 
 /** Signing links are secrets: once a message has left through SMTP its stored copy loses them. */
 const SIGNING_LINK_PATTERN = '/sign/[A-Za-z0-9_-]+'
@@ -62,7 +65,16 @@ export type MailDispatcher = BackgroundLoop
  * a lease (FOR UPDATE SKIP LOCKED, so several server processes share the work),
  * retried with exponential back-off, and given up after MAX_ATTEMPTS.
  */
-export function startMailDispatcher(deps: { db: Db; blobs: BlobStore; mailer: Mailer; clock: Clock; logger: Logger; pollMs: number }): MailDispatcher {
+export function startMailDispatcher(deps: {
+  db: Db
+  blobs: BlobStore
+  mailer: Mailer
+  clock: Clock
+  logger: Logger
+  pollMs: number
+  /** The right-hand side of each message's Message-ID (PUBLIC_URL's host). */
+  messageIdDomain: string
+}): MailDispatcher {
   const { db, mailer, clock, logger } = deps
 
   const claimDue = async () => {
@@ -90,6 +102,7 @@ export function startMailDispatcher(deps: { db: Db; blobs: BlobStore; mailer: Ma
         text: row.textBody,
         html: row.htmlBody,
         attachments: await loadAttachments(deps.blobs, row),
+        messageId: `<${row.id}@${deps.messageIdDomain}>`,
       })
       return true
     } catch (error) {
@@ -117,8 +130,7 @@ export function startMailDispatcher(deps: { db: Db; blobs: BlobStore; mailer: Ma
   const erasedIfSensitive = (kept: SQL | AnyColumn) => sql`case when ${outboundEmails.sensitive} then ${ERASED} else ${kept} end`
   const storedBody = (column: typeof outboundEmails.textBody | typeof outboundEmails.htmlBody) =>
     erasedIfSensitive(mailer.transport === 'log' ? column : sql`regexp_replace(${column}, ${SIGNING_LINK_PATTERN}, '/sign/[redacted]', 'g')`)
-  const markSent = async (ids: string[]) => {
-    if (ids.length === 0) return
+  const markSentOnce = async (ids: string[]) => {
     await db
       .update(outboundEmails)
       .set({
@@ -131,6 +143,24 @@ export function startMailDispatcher(deps: { db: Db; blobs: BlobStore; mailer: Ma
         htmlBody: storedBody(outboundEmails.htmlBody),
       })
       .where(inArray(outboundEmails.id, ids))
+  }
+  /*
+   * The messages have gone: failing to record it would send them again once their lease ends.
+   * A database that restarts or fails over is back within seconds, so the record is retried
+   * for a while first (a crash right here still sends again: at least once, with the same
+   * Message-ID, so a receiver can tell).
+   */
+  const markSent = async (ids: string[]) => {
+    if (ids.length === 0) return
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await markSentOnce(ids)
+      } catch (error) {
+        if (attempt >= MARK_SENT_RETRIES_MS.length) throw error
+        logger.warn({ err: error, mails: ids.length }, 'recording sent mail failed; retrying')
+        await sleep(MARK_SENT_RETRIES_MS[attempt])
+      }
+    }
   }
 
   const runOnce = async (stopping: () => boolean) => {

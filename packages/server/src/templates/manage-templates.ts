@@ -45,9 +45,9 @@ export async function getTemplate(services: TemplateServices, principal: Princip
 
 export async function getTemplatePdf(services: Pick<Services, 'db' | 'blobs'>, principal: Principal, templateId: string): Promise<FileDownload> {
   const row = await findTemplate(services.db, principal.orgId, templateId)
-  const bytes = await services.blobs.get(row.pdfSha256)
-  if (!bytes) throw new Error(`template PDF ${row.pdfSha256} is missing`)
-  return { contentType: 'application/pdf', filename: `${fileBaseName(row.name)}.pdf`, bytes, sha256: row.pdfSha256 }
+  const body = await services.blobs.open(row.pdfSha256)
+  if (!body) throw new Error(`template PDF ${row.pdfSha256} is missing`)
+  return { contentType: 'application/pdf', filename: `${fileBaseName(row.name)}.pdf`, body, sha256: row.pdfSha256 }
 }
 
 /**

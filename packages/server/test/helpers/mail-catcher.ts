@@ -30,6 +30,8 @@ export async function startMailCatcher(): Promise<MailCatcher> {
       })
     },
   })
+  // A sender that drops its connection mid-message (a server stopped by a test) is no failure of the listener.
+  server.on('error', () => undefined)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.server.address() as AddressInfo
   const to = (address: string) => messages.filter((m) => m.to?.some((t) => t.address === address))

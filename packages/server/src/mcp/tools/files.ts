@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { getBadgeImage, getCertificateFile, getSignedFile, type FileDownload } from '../../documents/document-files.ts'
+import { bytesOf, getBadgeImage, getCertificateFile, getSignedFile, type FileDownload } from '../../documents/document-files.ts'
 import { sha256Hex } from '../../lib/crypto.ts'
 import { verifyUrlOf } from '../../seal/verify-url.ts'
 import type { ExtraContent } from '../tool.ts'
@@ -20,14 +20,15 @@ const FileOutput = Type.Object(
 const base64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')
 
 /** A file as the structured result plus the file itself as an embedded resource. */
-function fileOutcome(documentId: string, file: FileDownload, downloadUrl: string) {
-  const resource: ExtraContent = { type: 'resource', resource: { uri: downloadUrl, mimeType: file.contentType, blob: base64(file.bytes) } }
+async function fileOutcome(documentId: string, file: FileDownload, downloadUrl: string) {
+  const bytes = await bytesOf(file)
+  const resource: ExtraContent = { type: 'resource', resource: { uri: downloadUrl, mimeType: file.contentType, blob: base64(bytes) } }
   return {
     structured: {
       document_id: documentId,
       filename: file.filename,
-      size_bytes: file.bytes.byteLength,
-      sha256: file.sha256 ?? sha256Hex(file.bytes),
+      size_bytes: bytes.byteLength,
+      sha256: file.sha256 ?? sha256Hex(bytes),
       download_url: downloadUrl,
     },
     extra: [resource],
@@ -87,7 +88,7 @@ export const getBadgeImageTool = defineTool({
     const badge = await getBadgeImage(services, actor, document_id)
     return {
       structured: { document_id, verify_url: verifyUrlOf(services.config.publicUrl, document_id) },
-      extra: [{ type: 'image', data: base64(badge.bytes), mimeType: badge.contentType }],
+      extra: [{ type: 'image', data: base64(badge.body), mimeType: badge.contentType }],
     }
   },
 })

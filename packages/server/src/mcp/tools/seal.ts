@@ -85,7 +85,7 @@ export const sealDocumentTool = (maxPdfBytes: number) =>
       const extra: ExtraContent[] = []
       if (sealed.seal_status === 'sealed') {
         const badge = await getBadgeImage(services, actor, sealed.id)
-        extra.push({ type: 'image', data: Buffer.from(badge.bytes).toString('base64'), mimeType: badge.contentType })
+        extra.push({ type: 'image', data: Buffer.from(badge.body).toString('base64'), mimeType: badge.contentType })
       }
       const structured = {
         document_id: sealed.id,
