@@ -6,6 +6,8 @@ import { SMTPServer } from 'smtp-server'
 export interface MailCatcher {
   url: string
   messages: Email[]
+  /** SMTP sessions that ended in an error: a sender that dropped its connection mid-message (a server stopped or killed). */
+  readonly droppedSessions: number
   /** Resolves once `count` messages to `to` have arrived (or rejects after timeoutMs). */
   waitFor(to: string, count?: number, timeoutMs?: number): Promise<Email[]>
   close(): Promise<void>
@@ -30,14 +32,18 @@ export async function startMailCatcher(): Promise<MailCatcher> {
       })
     },
   })
-  // A sender that drops its connection mid-message (a server stopped by a test) is no failure of the listener.
-  server.on('error', () => undefined)
+  // A sender that drops its connection mid-message is no failure of the listener: it is counted.
+  let droppedSessions = 0
+  server.on('error', () => droppedSessions++)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.server.address() as AddressInfo
   const to = (address: string) => messages.filter((m) => m.to?.some((t) => t.address === address))
   return {
     url: `smtp://127.0.0.1:${port}`,
     messages,
+    get droppedSessions() {
+      return droppedSessions
+    },
     async waitFor(address, count = 1, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs
       while (to(address).length < count) {
