@@ -17,6 +17,13 @@ const onPostgres = Boolean(process.env.DATABASE_URL)
 const ALONE_ON_POSTGRES = ['test/identity-documents.test.ts', 'test/rate-limit.test.ts']
 
 /**
+ * Files that drive the pages in Chromium run on PGlite only: what they add is the browser's side,
+ * and the queries behind those pages have API suites of their own that do run on PostgreSQL. They
+ * were 453 s of the PostgreSQL pass's 1,759 s of file time (docs/benchmarks.md, CI time).
+ */
+const BROWSER_FILES = ['test/dashboard-*.test.ts', 'test/*-browser.test.ts', 'test/api-keys-dashboard.test.ts', 'test/templates-dashboard.test.ts']
+
+/**
  * The server's suites as packages/server/vitest.config.ts runs them, each file on a database of its
  * own. (Its options are copied, not `extends`-ed: extending would add `include` to the package's.)
  */
@@ -34,7 +41,7 @@ export default defineConfig({
     projects: onPostgres
       ? [
           'packages/!(server)',
-          serverOnPostgres({ name: '@signet/server', exclude: [...configDefaults.exclude, ...ALONE_ON_POSTGRES] }),
+          serverOnPostgres({ name: '@signet/server', exclude: [...configDefaults.exclude, ...ALONE_ON_POSTGRES, ...BROWSER_FILES] }),
           serverOnPostgres({ name: '@signet/server:alone', include: ALONE_ON_POSTGRES, maxWorkers: 1, sequence: { groupOrder: 1 } }),
         ]
       : ['packages/*'],
