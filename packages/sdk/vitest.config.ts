@@ -6,5 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One process runs file after file (each still has a database and servers of its own): importing the
+    // server afresh for every file was a fifth of the suite's time (docs/benchmarks.md, CI time).
+    isolate: false,
   },
 })

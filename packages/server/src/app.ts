@@ -35,6 +35,7 @@ import { templateRoutes } from './http/routes/templates.ts'
 import { twoFactorRoutes } from './http/routes/two-factor.ts'
 import { verifyRoutes } from './http/routes/verify.ts'
 import { webhookRoutes } from './http/routes/webhooks.ts'
+import { buildResponseSerializers } from './http/response-serializer.ts'
 import { NosniffServerResponse } from './http/security-headers.ts'
 import { compileCoercing, compileStrict } from './lib/validation.ts'
 import type { Services } from './services.ts'
@@ -64,6 +65,8 @@ export async function buildApp(services: Services, lifecycle: AppLifecycle = { d
     frameworkErrors: routingErrorHandler,
     clientErrorHandler,
     trustProxy: config.trustProxy,
+    // Response bodies are serialized from their schemas with nullable values as type lists (http/response-serializer.ts).
+    schemaController: { compilersFactory: { buildSerializer: buildResponseSerializers() } },
     ...connections,
     // Every response carries X-Content-Type-Options: nosniff (http/security-headers.ts).
     http: { ...connections.http, ServerResponse: NosniffServerResponse },

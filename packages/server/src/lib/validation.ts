@@ -3,6 +3,7 @@ import type { Static, TSchema } from 'typebox'
 import { isEmailAddress } from './email-address.ts'
 import { isUtcDateTime } from './utc-date-time.ts'
 import { isUuid } from './ids.ts'
+import { rewriteSchema } from './rewrite-schema.ts'
 import { codePointOf, describeHiddenText, hiddenTagIn, isDisplayName, problemInName, type HiddenTextProblem } from './visible-text.ts'
 
 /** Our own string formats, registered on every validator (and named in the OpenAPI document). */
@@ -83,13 +84,6 @@ const minChars: SchemaValidateFunction = (limit: number, data: string) => {
   return ok
 }
 
-/** Keywords whose values are data, not schemas: never rewritten. */
-const ANNOTATIONS = new Set(['const', 'enum', 'default', 'example', 'examples'])
-/** Keywords whose values map names to schemas (a property may well be called "default"). */
-const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'])
-
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
-
 /**
  * A copy of a route's schema with the checks every request value gets, whatever the route
  * declares: `plainText` on every string (and its length limits counted cheaply), and (where
@@ -97,29 +91,22 @@ const isObject = (value: unknown): value is Record<string, unknown> => value !==
  * showing the schema as written.
  */
 function withInputRules(schema: unknown, coerced: boolean): unknown {
-  if (Array.isArray(schema)) return schema.map((item) => withInputRules(item, coerced))
-  if (!isObject(schema)) return schema
-  const copy: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(schema)) {
-    if (ANNOTATIONS.has(key)) copy[key] = value
-    else if (SCHEMA_MAPS.has(key) && isObject(value))
-      copy[key] = Object.fromEntries(Object.entries(value).map(([name, item]) => [name, withInputRules(item, coerced)]))
-    else copy[key] = withInputRules(value, coerced)
-  }
-  if (copy.type === 'string') {
-    copy.plainText = true
-    for (const [ajvKeyword, ours] of [
-      ['maxLength', 'maxChars'],
-      ['minLength', 'minChars'],
-    ] as const) {
-      if (typeof copy[ajvKeyword] !== 'number') continue
-      copy[ours] = copy[ajvKeyword]
-      delete copy[ajvKeyword]
+  return rewriteSchema(schema, (copy, original) => {
+    if (copy.type === 'string') {
+      copy.plainText = true
+      for (const [ajvKeyword, ours] of [
+        ['maxLength', 'maxChars'],
+        ['minLength', 'minChars'],
+      ] as const) {
+        if (typeof copy[ajvKeyword] !== 'number') continue
+        copy[ours] = copy[ajvKeyword]
+        delete copy[ajvKeyword]
+      }
     }
-  }
-  if (copy.type === 'string' && isDisplayName(schema)) copy.displayName = true
-  if (coerced && (copy.type === 'integer' || copy.type === 'number')) copy.finite = copy.type
-  return copy
+    if (copy.type === 'string' && isDisplayName(original)) copy.displayName = true
+    if (coerced && (copy.type === 'integer' || copy.type === 'number')) copy.finite = copy.type
+    return copy
+  })
 }
 
 function createAjv(coerceTypes: boolean): Ajv {
