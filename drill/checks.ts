@@ -40,9 +40,13 @@ async function query<T extends pg.QueryResultRow>(databaseUrl: string, text: str
   }
 }
 
-/** Waits (at most `ms`) until the outbox, the webhook queue and the signed-PDF renderer have nothing left due. */
-export async function settle(databaseUrl: string, orgId: string, ms: number): Promise<number> {
+/**
+ * Waits (at most `ms`) until the outbox, the webhook queue and the signed-PDF renderer have nothing
+ * left due; says what is still waiting every 15 s (a lease held by a node that died shows here).
+ */
+export async function settle(databaseUrl: string, orgId: string, ms: number, say: (text: string) => void): Promise<number> {
   const started = Date.now()
+  let saidAt = started
   for (;;) {
     const [left] = await query<{ mail: number; hooks: number; pdfs: number }>(
       databaseUrl,
@@ -52,6 +56,10 @@ export async function settle(databaseUrl: string, orgId: string, ms: number): Pr
       [orgId],
     )
     if (!left || left.mail + left.hooks + left.pdfs === 0 || Date.now() - started > ms) return Date.now() - started
+    if (Date.now() - saidAt >= 15_000) {
+      saidAt = Date.now()
+      say(`still waiting: ${left.mail} e-mails, ${left.hooks} webhook deliveries, ${left.pdfs} signed PDFs`)
+    }
     await sleep(500)
   }
 }

@@ -265,7 +265,7 @@ async function run(): Promise<Map<Case, Measured[]>> {
   for (let round = 1; round <= rounds; round++) {
     // Every other round in reverse, so that no case always follows the same one.
     for (const c of round % 2 ? CASES : [...CASES].reverse()) {
-      const waitedMs = await settle(postgres.url, seeded.orgId, OUTBOX_SETTLE_MS)
+      const waitedMs = await settle(postgres.url, seeded.orgId, OUTBOX_SETTLE_MS, say)
       if (waitedMs >= OUTBOX_SETTLE_MS) say(`the outbox still had invitations after ${OUTBOX_SETTLE_MS} ms; measuring anyway`)
       const measured = await measureCase(specOf(c), groups, () => clientConnections(postmasterPid, 'signet'))
       results.get(c)?.push(measured)

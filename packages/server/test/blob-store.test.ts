@@ -7,6 +7,7 @@ import * as schema from '../src/db/schema.ts'
 import { sha256Hex } from '../src/lib/crypto.ts'
 import { createScratchDatabase } from './helpers/postgres.ts'
 import { drained } from './helpers/blob-streams.ts'
+import { inMemoryDatabase } from './helpers/test-server.ts'
 
 /* The blob store of whichever database this run uses (PGlite files, or PostgreSQL rows read by COPY). */
 describe(`blob store (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
@@ -17,7 +18,7 @@ describe(`blob store (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, (
   beforeAll(async () => {
     const scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL) : undefined
     if (scratch) drop = scratch.drop
-    database = await openDatabase(scratch ? { databaseUrl: scratch.url } : { inMemory: true })
+    database = await openDatabase(scratch ? { databaseUrl: scratch.url } : await inMemoryDatabase())
     blobs = blobStoreFor(database)
   })
   afterAll(async () => {

@@ -99,7 +99,8 @@ test(
   'healthz answers once ready; after SIGTERM (exit 0) a restart serves the same data',
   async () => {
     const dataDir = makeTempDir('restart')
-    const server = await startServer({ dataDir })
+    // A first start, as a user's: the server creates its embedded database itself.
+    const server = await startServer({ dataDir, initdb: true })
     const health = await server.request('/healthz')
     expect(health.status).toBe(200)
     expect(await health.json()).toEqual({ status: 'ok' })

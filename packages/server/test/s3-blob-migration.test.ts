@@ -12,6 +12,7 @@ import { sha256Hex } from '../src/lib/crypto.ts'
 import { startLocalS3, S3RVER_CREDENTIALS, type LocalS3 } from './helpers/local-s3.ts'
 import { createScratchDatabase } from './helpers/postgres.ts'
 import { cleanUpProcesses, makeTempDir, runCli, runCliJson, writePdf, type CreatedOrg } from './helpers/processes.ts'
+import { inMemoryDatabase } from './helpers/test-server.ts'
 
 const engine = process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'
 
@@ -35,7 +36,7 @@ describe(`admin blobs migrate --to s3 (${engine})`, () => {
       for (const [name, value] of Object.entries(S3RVER_CREDENTIALS)) vi.stubEnv(name, value)
       const scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL) : undefined
       if (scratch) drop = scratch.drop
-      database = await openDatabase(scratch ? { databaseUrl: scratch.url } : { inMemory: true })
+      database = await openDatabase(scratch ? { databaseUrl: scratch.url } : await inMemoryDatabase())
       bucket = await openS3BlobStore(s3.pathStyle, database, systemClock)
     })
     afterAll(async () => {

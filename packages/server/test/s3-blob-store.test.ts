@@ -11,6 +11,7 @@ import { movableClock } from './helpers/clock.ts'
 import { startLocalS3, S3RVER_CREDENTIALS, virtualHostHandler, type LocalS3 } from './helpers/local-s3.ts'
 import { createScratchDatabase } from './helpers/postgres.ts'
 import { drained } from './helpers/blob-streams.ts'
+import { inMemoryDatabase } from './helpers/test-server.ts'
 
 const engine = process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'
 
@@ -27,7 +28,7 @@ describe(`S3 blob store (${engine})`, () => {
     s3 = await startLocalS3()
     const scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL) : undefined
     if (scratch) drop = scratch.drop
-    database = await openDatabase(scratch ? { databaseUrl: scratch.url } : { inMemory: true })
+    database = await openDatabase(scratch ? { databaseUrl: scratch.url } : await inMemoryDatabase())
   })
   afterAll(async () => {
     for (const store of stores) store.close()

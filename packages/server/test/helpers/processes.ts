@@ -1,10 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { buildAdmin, buildServer } from '../../scripts/build-server.mjs'
+import { migratedPgliteImage, pgliteDirFor } from '../../src/db/client.ts'
 import { makePdf } from './pdf.ts'
 
 /**
@@ -12,7 +14,8 @@ import { makePdf } from './pdf.ts'
  * starts them from the repository root: with `npm start`'s and `npm run admin`'s own
  * commands (the built bundles, rebuilt first when a source changed). On PGlite every CLI
  * call without a server, and every server start, boots the embedded database: several
- * seconds on a loaded 2-core machine, more for a fresh DATA_DIR (initdb + migrations).
+ * seconds on a loaded 2-core machine, more for a fresh DATA_DIR (initdb + migrations), which
+ * seedDataDir spares them.
  */
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url))
@@ -67,6 +70,37 @@ function childEnv(dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.Proces
   // Mail stays in the local outbox, where `mail list` can read it.
   delete env.SMTP_URL
   return env
+}
+
+let emptyDatabaseTar: Promise<string> | undefined
+const seeding = new Map<string, Promise<void>>()
+
+/** An empty migrated embedded database as a tar file, made once per worker process and removed when it exits. */
+async function writeEmptyDatabaseTar(): Promise<string> {
+  const path = join(tmpdir(), `signet-empty-pgdata-${process.pid}.tar`)
+  writeFileSync(path, Buffer.from(await (await migratedPgliteImage()).arrayBuffer()))
+  process.once('exit', () => rmSync(path, { force: true }))
+  return path
+}
+
+/**
+ * The first process on a new DATA_DIR spent about 2 s in PGlite's initdb and the migrations (more
+ * on a busy machine), and the suites start dozens: the directory gets an empty migrated database's
+ * files instead, unpacked from a tar made once. Not on PostgreSQL, not where a database already is,
+ * and not with `initdb` (lifecycle.test.ts starts one server as a user's first start does). Two
+ * children started at once on one directory share one unpacking.
+ */
+function seedDataDir(dataDir: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const pgdata = pgliteDirFor(dataDir)
+  if (env.DATABASE_URL || existsSync(pgdata)) return seeding.get(pgdata) ?? Promise.resolve()
+  const seeded = (async () => {
+    emptyDatabaseTar ??= writeEmptyDatabaseTar()
+    const tar = await emptyDatabaseTar
+    mkdirSync(pgdata, { recursive: true })
+    await promisify(execFile)('tar', ['-xf', tar, '-C', pgdata])
+  })()
+  seeding.set(pgdata, seeded)
+  return seeded
 }
 
 export interface Exit {
@@ -163,8 +197,9 @@ export interface ServerProcess {
 }
 
 /** Starts `server.ts` on DATA_DIR (and DATABASE_URL when set) on a free port and waits for GET /healthz → 200. */
-export async function startServer(options: { dataDir: string; env?: NodeJS.ProcessEnv }): Promise<ServerProcess> {
+export async function startServer(options: { dataDir: string; env?: NodeJS.ProcessEnv; initdb?: boolean }): Promise<ServerProcess> {
   await buildServer()
+  if (!options.initdb) await seedDataDir(options.dataDir, childEnv(options.dataDir, options.env))
   for (let attempt = 1; ; attempt++) {
     const server = launchServer(options.dataDir, await freePort(), options.env)
     try {
@@ -259,6 +294,7 @@ export interface CliResult {
  */
 export async function runCli(dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}, stdin?: string): Promise<CliResult> {
   await buildAdmin()
+  await seedDataDir(dataDir, childEnv(dataDir, env))
   const spawned = spawnTracked([...npmScriptArgv('admin'), ...args], childEnv(dataDir, env), stdin)
   const result = await withTimeout(spawned.exited, CLI_TIMEOUT_MS)
   if (result === 'timeout') {

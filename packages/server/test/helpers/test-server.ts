@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.ts'
 import type { Clock } from '../../src/adapters/clock.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import { RATE_LIMITS } from '../../src/http/rate-limit.ts'
-import { openDatabase, type Database } from '../../src/db/client.ts'
+import { migratedPgliteImage, openDatabase, type Database } from '../../src/db/client.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { createServices, type RunningServices } from '../../src/compose-services.ts'
 import { executeAdminCommand } from '../../src/admin/commands.ts'
@@ -43,6 +43,17 @@ export const UNREACHABLE_RATE_LIMITS = Object.values(RATE_LIMITS)
   .map((policy) => `${policy.name}=1000000`)
   .join(',')
 
+let emptyDatabaseImage: Promise<Blob> | undefined
+/**
+ * A new in-memory database, empty and migrated, loaded from an image made once per worker process
+ * (a worker runs file after file: vitest.config.ts `isolate: false`). PGlite's initdb was about a
+ * second of every server a suite started (docs/benchmarks.md, CI time).
+ */
+export async function inMemoryDatabase(): Promise<{ inMemory: true; image: Blob }> {
+  emptyDatabaseImage ??= migratedPgliteImage()
+  return { inMemory: true, image: await emptyDatabaseImage }
+}
+
 export async function startTestServer(
   options: {
     clock?: Clock
@@ -71,7 +82,7 @@ export async function startTestServer(
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...options.env,
   })
-  const database = delayNotifications(await openDatabase(databaseUrl ? { databaseUrl } : { inMemory: true }), options.notificationDelayMs)
+  const database = delayNotifications(await openDatabase(databaseUrl ? { databaseUrl } : await inMemoryDatabase()), options.notificationDelayMs)
   const { clock, timestampAuthority, fetchClientMetadata } = options
   const services = await createServices(config, database, createLogger(config, options.logStream), { clock, timestampAuthority, fetchClientMetadata })
   const app = await buildApp(services)
@@ -112,10 +123,14 @@ export async function startTestServer(
       // ones to close): a client holding a kept-alive connection whose request was still running would hold
       // app.close() for as long as the server's keep-alive hint (72 s). Close each as soon as it is idle.
       const sweep = setInterval(() => app.server.closeIdleConnections(), 50)
+      // A client that abandoned an event stream without closing its connection (undici's fetch, aborted
+      // mid-body, keeps the socket) leaves it busy until the keep-alive hint ends: cut what is left after 2 s.
+      const cut = setTimeout(() => app.server.closeAllConnections(), 2_000)
       try {
         await app.close()
       } finally {
         clearInterval(sweep)
+        clearTimeout(cut)
       }
       await services.close()
       await mail.close()
