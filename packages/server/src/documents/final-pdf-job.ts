@@ -4,6 +4,7 @@ import { AppError, notFound } from '../errors.ts'
 import { PdfWorkFailed } from '../pdf-work/pdf-work.ts'
 import { documents } from '../db/schema.ts'
 import { startBackgroundLoop, type BackgroundLoop } from '../lib/background-loop.ts'
+import { retryWrite } from '../lib/retry-write.ts'
 import type { FinalPdfDeps } from './final-pdf.ts'
 import { produceSelfSealedPdf } from '../seal/produce-self-seal.ts'
 import { TimestampUnavailableError } from '../seal/tsa-chain.ts'
@@ -70,21 +71,26 @@ export async function produceOrReschedule(deps: FinalPdfDeps, document: DueDocum
         { err: error, documentId: document.id, attempts, alert: 'final-pdf-failed' },
         `giving up on the sealed PDF of document ${document.id} after ${attempts} attempt(s); fix the cause, then run: npm run admin -- document rerender --id ${document.id}`,
       )
-      await deps.db
-        .update(documents)
-        .set({ nextRenderAt: null, renderFailedAt: now, sealError: reason.slice(0, 1000) })
-        .where(eq(documents.id, document.id))
+      await recordOutcome(deps, document.id, { nextRenderAt: null, renderFailedAt: now, sealError: reason.slice(0, 1000) })
       return false
     }
     deps.metrics.finalPdfFailed('retry')
     const reason = isBusyRefusal(error) ? BUSY_REASON : known ? (error as Error).message : 'it could not be produced yet and will be retried'
     deps.logger.error({ err: error, documentId: document.id, attempts }, 'producing the sealed PDF failed; will retry')
-    await deps.db
-      .update(documents)
-      .set({ nextRenderAt: new Date(now.getTime() + retryDelayMs(attempts)), sealError: reason.slice(0, 1000) })
-      .where(eq(documents.id, document.id))
+    await recordOutcome(deps, document.id, { nextRenderAt: new Date(now.getTime() + retryDelayMs(attempts)), sealError: reason.slice(0, 1000) })
     return false
   }
+}
+
+/**
+ * Records a failed attempt on the document, retried through a database restart: the failure was
+ * often the restart itself, and an unrecorded one leaves the document to its lease (2 minutes).
+ */
+async function recordOutcome(deps: FinalPdfDeps, documentId: string, outcome: Partial<typeof documents.$inferInsert>): Promise<void> {
+  await retryWrite(
+    () => deps.db.update(documents).set(outcome).where(eq(documents.id, documentId)),
+    (error) => deps.logger.warn({ err: error, documentId }, 'recording the sealed PDF attempt failed; retrying'),
+  )
 }
 
 /** An operator's "try again" for a document whose final PDF failed for good (admin `document rerender`). */

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { and, asc, eq, inArray, lte, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import type { Clock } from '../adapters/clock.ts'
 import type { BlobStore } from '../adapters/blob-store.ts'
@@ -8,6 +7,7 @@ import type { Db } from '../db/client.ts'
 import { outboundEmails } from '../db/schema.ts'
 import { startBackgroundLoop, type BackgroundLoop } from '../lib/background-loop.ts'
 import type { Logger } from '../lib/logger.ts'
+import { retryWrite } from '../lib/retry-write.ts'
 
 export interface OutboxMessage extends Omit<MailMessage, 'attachments'> {
   orgId?: string
@@ -42,8 +42,6 @@ const BATCH_SIZE = 50
 const LEASE_MS = 2 * 60_000
 const MAX_ATTEMPTS = 8
 const retryDelayMs = (attempts: number): number => Math.min(30_000 * 2 ** (attempts - 1), 3_600_000)
-/** Pauses between tries to record that messages went: about 15 s in all, longer than a database restart takes. */
-const MARK_SENT_RETRIES_MS = [250, 500, 1_000, 2_000, 4_000, 8_000]
 
 /** Signing links are secrets: once a message has left through SMTP its stored copy loses them. */
 const SIGNING_LINK_PATTERN = '/sign/[A-Za-z0-9_-]+'
@@ -152,15 +150,10 @@ export function startMailDispatcher(deps: {
    */
   const markSent = async (ids: string[]) => {
     if (ids.length === 0) return
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await markSentOnce(ids)
-      } catch (error) {
-        if (attempt >= MARK_SENT_RETRIES_MS.length) throw error
-        logger.warn({ err: error, mails: ids.length }, 'recording sent mail failed; retrying')
-        await sleep(MARK_SENT_RETRIES_MS[attempt])
-      }
-    }
+    await retryWrite(
+      () => markSentOnce(ids),
+      (error) => logger.warn({ err: error, mails: ids.length }, 'recording sent mail failed; retrying'),
+    )
   }
 
   const runOnce = async (stopping: () => boolean) => {
