@@ -185,6 +185,10 @@ frontend signet
 
 backend nodes
   balance roundrobin
+  # A request a node may have acted on before it died (it got no answer) is sent again only if it
+  # is a GET or HEAD: a POST retried elsewhere could create a document twice (MCP creates carry no
+  # Idempotency-Key). A refused connection is still tried on another node: nothing was sent.
+  http-request disable-l7-retry unless METH_GET
   option httpchk GET /healthz
   http-check expect status 200
   # A busy node may take a second to answer /healthz: a shorter check timeout marks healthy nodes down.
