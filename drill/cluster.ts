@@ -156,7 +156,22 @@ export interface Balancer {
  */
 const LOG_FORMAT = '%Ts %ms %s %ST %tsc %rc %Ta %HM %HP'
 
-export function haproxyConfig(port: number, nodes: { name: string; port: number }[]): string {
+/**
+ * How HAProxy treats its connections to the nodes: `never`, a new one per request (the drill's: a
+ * draining node's connections are never reused), or `safe`, kept alive and reused between requests
+ * (drill/throughput.ts --http-reuse safe, to measure what the new connections cost).
+ */
+export type ServerConnections = 'never' | 'safe'
+
+const SERVER_CONNECTIONS: Record<ServerConnections, string> = {
+  never: `  # A fresh connection per request: a keep-alive connection the node closes while draining is never reused.
+  http-reuse never
+  option http-server-close`,
+  safe: `  # Connections to the nodes kept alive and reused (each request's first on a connection goes on its own).
+  http-reuse safe`,
+}
+
+export function haproxyConfig(port: number, nodes: { name: string; port: number }[], connections: ServerConnections = 'never'): string {
   return `global
   maxconn 2000
   log stdout format raw local0
@@ -175,9 +190,7 @@ defaults
   retries 3
   option redispatch 1
   retry-on conn-failure empty-response
-  # A fresh connection per request: a keep-alive connection the node closes while draining is never reused.
-  http-reuse never
-  option http-server-close
+${SERVER_CONNECTIONS[connections]}
 
 frontend signet
   bind 127.0.0.1:${port}
@@ -199,9 +212,14 @@ ${nodes.map((node) => `  server ${node.name} 127.0.0.1:${node.port} check`).join
 }
 
 /** HAProxy on `port` (chosen before the nodes start: their PUBLIC_URL is its URL), answering once a node is up. */
-export async function startHaproxy(workDir: string, port: number, nodes: { name: string; port: number }[]): Promise<Balancer> {
+export async function startHaproxy(
+  workDir: string,
+  port: number,
+  nodes: { name: string; port: number }[],
+  connections: ServerConnections = 'never',
+): Promise<Balancer> {
   const config = join(workDir, 'haproxy.cfg')
-  writeFileSync(config, haproxyConfig(port, nodes))
+  writeFileSync(config, haproxyConfig(port, nodes, connections))
   const logFile = join(workDir, 'haproxy.log')
   const daemon = startDaemon(HAPROXY, ['-db', '-f', config], logFile)
   const url = `http://127.0.0.1:${port}`

@@ -5,12 +5,14 @@
  * faster than one: the figure shows what the balancer and the extra nodes cost. The read straight
  * to one node is the reference. Prints a markdown table; exits 1 if any request failed.
  *
- *   node --conditions=source --import tsx drill/throughput.ts [--seconds N] [--rounds N] [--warmup N] [--connections N]
+ *   node --conditions=source --import tsx drill/throughput.ts [--seconds N] [--rounds N] [--warmup N] [--connections N] [--http-reuse never|safe]
  *
  *   --seconds      measured seconds per case (default 6)
  *   --rounds       rounds of the alternating cases, medians over them (default 3)
  *   --warmup       seconds of load before each measured window, not counted (default 3)
  *   --connections  autocannon's concurrent keep-alive connections (default 10, as `npm run bench`)
+ *   --http-reuse   HAProxy's connections to the nodes: `never`, one per request as in the drill
+ *                  (default), or `safe`, kept alive and reused
  */
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -30,7 +32,7 @@ import {
 } from '../packages/server/test/helpers/processes.ts'
 import { UNREACHABLE_RATE_LIMITS } from '../packages/server/test/helpers/test-server.ts'
 import { settle } from './checks.ts'
-import { newInstanceKey, Nodes, startHaproxy, startPostgres, type Balancer, type Postgres } from './cluster.ts'
+import { newInstanceKey, Nodes, startHaproxy, startPostgres, type Balancer, type Postgres, type ServerConnections } from './cluster.ts'
 import { clientConnections, cpuMsBetween, pidByCommandLine, sampleCpu, withChildren, type CpuGroups } from './throughput-cpu.ts'
 
 const { values: options } = parseArgs({
@@ -39,10 +41,17 @@ const { values: options } = parseArgs({
     rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '3' },
     connections: { type: 'string', default: '10' },
+    'http-reuse': { type: 'string', default: 'never' },
   },
 })
 
-function wholeNumber(name: keyof typeof options, min: number): number {
+function serverConnectionsOption(value: string | undefined): ServerConnections {
+  if (value === 'never' || value === 'safe') return value
+  throw new Error(`--http-reuse must be never or safe (got ${value})`)
+}
+const serverConnections = serverConnectionsOption(options['http-reuse'])
+
+function wholeNumber(name: 'seconds' | 'rounds' | 'warmup' | 'connections', min: number): number {
   const value = Number(options[name])
   if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be a whole number ≥ ${min} (got ${options[name]})`)
   return value
@@ -129,7 +138,7 @@ async function seed(databaseUrl: string): Promise<{ orgId: string; apiKey: strin
 async function balancerFor(name: string, port: number, servers: { name: string; port: number }[]): Promise<{ url: string; pid: number }> {
   const dir = join(workDir, name)
   mkdirSync(dir)
-  const balancer = await startHaproxy(dir, port, servers)
+  const balancer = await startHaproxy(dir, port, servers, serverConnections)
   balancers.push(balancer)
   return { url: balancer.url, pid: pidByCommandLine(join(dir, 'haproxy.cfg')) }
 }
